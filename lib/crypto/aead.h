@@ -1,0 +1,71 @@
+/*
+ * The one interface the record layer sees: an AEAD with a 12-byte nonce and a
+ * 16-byte tag. No TLS knowledge here. seal/open never allocate; the key
+ * schedule and the GHASH key powers are computed once, in sotls_aead_init.
+ */
+#ifndef SOTLS_CRYPTO_AEAD_H
+#define SOTLS_CRYPTO_AEAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aria.h"
+#include "cpu.h"
+#include "ghash.h"
+
+#define SOTLS_AEAD_NONCE_LEN 12
+#define SOTLS_AEAD_TAG_LEN 16
+#define SOTLS_AEAD_MAX_KEY_LEN 32
+/* GCM's limit for one message under one nonce: 2^32 - 2 blocks. */
+#define SOTLS_AEAD_MAX_LEN ((((uint64_t)1) << 36) - 32)
+
+enum sotls_aead_alg {
+	SOTLS_AEAD_ARIA_128_GCM = 1,
+	SOTLS_AEAD_ARIA_256_GCM = 2,
+};
+
+struct sotls_gcm_impl;
+
+struct sotls_aead {
+	const struct sotls_gcm_impl *impl;
+	enum sotls_aead_alg alg;
+	struct sotls_aria_key cipher;
+	struct sotls_ghash_key ghash;
+};
+
+/* Key length in bytes for alg, or 0 if alg is unknown. */
+size_t sotls_aead_key_len(enum sotls_aead_alg alg);
+/* "ARIA-128-GCM", "ARIA-256-GCM"; NULL if unknown. */
+const char *sotls_aead_alg_name(enum sotls_aead_alg alg);
+
+/* Sets the key with the implementation of the process's CPU level. */
+int sotls_aead_init(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
+		    size_t key_len);
+/* The same with an explicit level; SOTLS_ERR_UNSUPPORTED if this CPU lacks it. */
+int sotls_aead_init_level(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
+			  size_t key_len, enum sotls_cpu_level level);
+/* Name of the implementation in use, e.g. "sotls-avx512". */
+const char *sotls_aead_impl_name(const struct sotls_aead *a);
+
+/*
+ * out = ENC(in), tag = TAG(aad, out). in == out is allowed, other overlap is
+ * not. Returns 0 or SOTLS_ERR_INVALID_ARGUMENT.
+ */
+int sotls_aead_seal(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_NONCE_LEN],
+		    const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+		    uint8_t *out, uint8_t tag[SOTLS_AEAD_TAG_LEN]);
+
+/*
+ * Checks tag over (aad, in) in constant time and writes out = DEC(in).
+ * Returns 0, SOTLS_ERR_INVALID_ARGUMENT, or SOTLS_ERR_BAD_RECORD_MAC; on any
+ * failure all len bytes of out are zero (with in == out the ciphertext is
+ * gone too), so no unauthenticated plaintext is ever left behind.
+ */
+int sotls_aead_open(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_NONCE_LEN],
+		    const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+		    const uint8_t tag[SOTLS_AEAD_TAG_LEN], uint8_t *out);
+
+/* Wipes the key material. */
+void sotls_aead_clear(struct sotls_aead *a);
+
+#endif

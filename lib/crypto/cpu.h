@@ -1,0 +1,29 @@
+/*
+ * CPU feature levels. The level is chosen once from CPUID (with XGETBV for the
+ * OS side of AVX / AVX-512 state) and may be lowered, never raised, by the
+ * environment variable SOTLS_CPU=generic|aesni|avx2|avx512 so tests and
+ * benchmarks can run every implementation on one machine.
+ */
+#ifndef SOTLS_CRYPTO_CPU_H
+#define SOTLS_CRYPTO_CPU_H
+
+#include <stdbool.h>
+
+enum sotls_cpu_level {
+	SOTLS_CPU_GENERIC = 0, /* portable C */
+	SOTLS_CPU_AESNI = 1,   /* AES-NI + AVX + PCLMULQDQ + SSSE3 */
+	SOTLS_CPU_AVX2 = 2,    /* + AVX2 + GFNI */
+	SOTLS_CPU_AVX512 = 3,  /* + AVX-512 F/BW/VL + GFNI + VPCLMULQDQ */
+	SOTLS_CPU_LEVELS = 4,
+};
+
+/* The level this process uses: detected, then capped by SOTLS_CPU. */
+enum sotls_cpu_level sotls_cpu_level(void);
+
+/* Whether the CPU and OS can run code of this level (ignores SOTLS_CPU). */
+bool sotls_cpu_supports(enum sotls_cpu_level level);
+
+/* "generic", "aesni", "avx2", "avx512"; NULL for an out-of-range value. */
+const char *sotls_cpu_level_name(enum sotls_cpu_level level);
+
+#endif

@@ -1,0 +1,217 @@
+/*
+ * GCM (NIST SP 800-38D) over ARIA, for 12-byte nonces and 16-byte tags.
+ *
+ * CTR and GHASH run alternately over chunks of CHUNK_BLOCKS blocks, so each
+ * chunk is hashed while it is still in L1. The byte-sliced ciphers are
+ * cheapest per block at full width, so two things never get a call of their
+ * own: the tag mask E(K, J0) rides in the first chunk, and a partial last
+ * block rides with the blocks before it (both through a stack buffer).
+ */
+#include "aead.h"
+
+#include <string.h>
+
+#include "gcm.h"
+#include "sotls.h"
+#include "util.h"
+
+#define BLOCK 16
+#define CHUNK_BLOCKS 64
+#define CHUNK_BYTES (CHUNK_BLOCKS * BLOCK)
+
+static const struct sotls_gcm_impl IMPLS[SOTLS_CPU_LEVELS] = {
+	[SOTLS_CPU_GENERIC] = {"sotls-generic", sotls_aria_ctr32_generic, sotls_ghash_init_generic,
+			       sotls_ghash_update_generic},
+	[SOTLS_CPU_AESNI] = {"sotls-aesni", sotls_aria_ctr32_aesni_avx, sotls_ghash_init_pclmul,
+			     sotls_ghash_update_pclmul},
+	[SOTLS_CPU_AVX2] = {"sotls-avx2", sotls_aria_ctr32_gfni_avx2, sotls_ghash_init_pclmul,
+			    sotls_ghash_update_pclmul},
+	[SOTLS_CPU_AVX512] = {"sotls-avx512", sotls_aria_ctr32_gfni_avx512,
+			      sotls_ghash_init_vpclmul_avx512, sotls_ghash_update_vpclmul_avx512},
+};
+
+size_t sotls_aead_key_len(enum sotls_aead_alg alg)
+{
+	switch (alg) {
+	case SOTLS_AEAD_ARIA_128_GCM:
+		return 16;
+	case SOTLS_AEAD_ARIA_256_GCM:
+		return 32;
+	}
+	return 0;
+}
+
+const char *sotls_aead_alg_name(enum sotls_aead_alg alg)
+{
+	switch (alg) {
+	case SOTLS_AEAD_ARIA_128_GCM:
+		return "ARIA-128-GCM";
+	case SOTLS_AEAD_ARIA_256_GCM:
+		return "ARIA-256-GCM";
+	}
+	return NULL;
+}
+
+int sotls_aead_init_level(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
+			  size_t key_len, enum sotls_cpu_level level)
+{
+	static const uint8_t ZERO[BLOCK];
+	uint8_t h[BLOCK];
+
+	if (a == NULL || key == NULL || key_len == 0 || key_len != sotls_aead_key_len(alg) ||
+	    (int)level < 0 || level >= SOTLS_CPU_LEVELS)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	if (!sotls_cpu_supports(level))
+		return SOTLS_ERR_UNSUPPORTED;
+
+	a->impl = &IMPLS[level];
+	a->alg = alg;
+	int rc = sotls_aria_set_key(&a->cipher, key, key_len);
+	if (rc != 0)
+		return rc;
+	sotls_aria_encrypt_block(&a->cipher, ZERO, h);
+	a->impl->ghash_init(&a->ghash, h);
+	sotls_wipe(h, sizeof(h));
+	return 0;
+}
+
+int sotls_aead_init(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
+		    size_t key_len)
+{
+	return sotls_aead_init_level(a, alg, key, key_len, sotls_cpu_level());
+}
+
+const char *sotls_aead_impl_name(const struct sotls_aead *a)
+{
+	return a != NULL && a->impl != NULL ? a->impl->name : NULL;
+}
+
+void sotls_aead_clear(struct sotls_aead *a)
+{
+	if (a != NULL)
+		sotls_wipe(a, sizeof(*a));
+}
+
+/* GHASH over n bytes, the last partial block padded with zeros. */
+static void ghash_bytes(const struct sotls_aead *a, uint8_t y[BLOCK], const uint8_t *p, size_t n)
+{
+	const size_t full = n / BLOCK;
+
+	a->impl->ghash_update(&a->ghash, y, p, full);
+	if (n % BLOCK != 0) {
+		uint8_t last[BLOCK] = {0};
+
+		memcpy(last, p + full * BLOCK, n % BLOCK);
+		a->impl->ghash_update(&a->ghash, y, last, 1);
+	}
+}
+
+enum direction { SEAL, OPEN };
+
+/*
+ * One chunk of CTR + GHASH. When sealing, the ciphertext is the output and is
+ * hashed after encryption; when opening it is the input and is hashed first,
+ * which also makes in-place operation safe.
+ */
+static void crypt_chunk(const struct sotls_aead *a, enum direction dir, uint8_t ctr[BLOCK],
+			uint8_t y[BLOCK], const uint8_t *in, uint8_t *out, size_t n)
+{
+	if (dir == OPEN)
+		ghash_bytes(a, y, in, n);
+	a->impl->ctr32(&a->cipher, ctr, in, out, n / BLOCK);
+	if (dir == SEAL)
+		ghash_bytes(a, y, out, n);
+}
+
+/*
+ * Like crypt_chunk, for a piece that does not start or end on the fast path:
+ * runs through buf, optionally preceded by one zero block whose keystream
+ * (E(K, J0)) is returned in mask.
+ */
+static void crypt_buffered(const struct sotls_aead *a, enum direction dir, uint8_t ctr[BLOCK],
+			   uint8_t y[BLOCK], const uint8_t *in, uint8_t *out, size_t n,
+			   uint8_t *mask)
+{
+	_Alignas(64) uint8_t buf[CHUNK_BYTES + BLOCK];
+	const size_t lead = mask != NULL ? BLOCK : 0;
+	const size_t blocks = (lead + n + BLOCK - 1) / BLOCK;
+
+	memset(buf, 0, lead);
+	memcpy(buf + lead, in, n);
+	memset(buf + lead + n, 0, blocks * BLOCK - lead - n);
+	if (dir == OPEN)
+		ghash_bytes(a, y, in, n);
+	a->impl->ctr32(&a->cipher, ctr, buf, buf, blocks);
+	memcpy(out, buf + lead, n);
+	if (mask != NULL)
+		memcpy(mask, buf, BLOCK);
+	sotls_wipe(buf, blocks * BLOCK);
+	if (dir == SEAL)
+		ghash_bytes(a, y, out, n);
+}
+
+/* Encrypts or decrypts in into out and leaves the computed tag in tag. */
+static int gcm(const struct sotls_aead *a, enum direction dir, const uint8_t *nonce,
+	       const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len, uint8_t *out,
+	       uint8_t tag[BLOCK])
+{
+	uint8_t ctr[BLOCK], y[BLOCK] = {0}, mask[BLOCK], lens[BLOCK];
+
+	if (a == NULL || a->impl == NULL || nonce == NULL || (aad == NULL && aad_len != 0) ||
+	    ((in == NULL || out == NULL) && len != 0) || (uint64_t)len > SOTLS_AEAD_MAX_LEN ||
+	    aad_len > SIZE_MAX / 8)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+
+	memcpy(ctr, nonce, SOTLS_AEAD_NONCE_LEN);
+	sotls_store_be32(ctr + SOTLS_AEAD_NONCE_LEN, 1);
+	ghash_bytes(a, y, aad, aad_len);
+
+	/* The first piece carries J0; it ends on a block boundary unless it is all. */
+	size_t off = len < CHUNK_BYTES - BLOCK ? len : CHUNK_BYTES - BLOCK;
+	crypt_buffered(a, dir, ctr, y, in, out, off, mask);
+	while (len - off >= CHUNK_BYTES) {
+		crypt_chunk(a, dir, ctr, y, in + off, out + off, CHUNK_BYTES);
+		off += CHUNK_BYTES;
+	}
+	const size_t whole = (len - off) / BLOCK * BLOCK;
+	if (whole == len - off) {
+		crypt_chunk(a, dir, ctr, y, in + off, out + off, whole);
+	} else {
+		crypt_buffered(a, dir, ctr, y, in + off, out + off, len - off, NULL);
+	}
+
+	sotls_store_be64(lens, (uint64_t)aad_len * 8);
+	sotls_store_be64(lens + 8, (uint64_t)len * 8);
+	a->impl->ghash_update(&a->ghash, y, lens, 1);
+	for (int i = 0; i < BLOCK; i++)
+		tag[i] = y[i] ^ mask[i];
+	sotls_wipe(mask, sizeof(mask));
+	sotls_wipe(y, sizeof(y));
+	return 0;
+}
+
+int sotls_aead_seal(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_NONCE_LEN],
+		    const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+		    uint8_t *out, uint8_t tag[SOTLS_AEAD_TAG_LEN])
+{
+	if (tag == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	return gcm(a, SEAL, nonce, aad, aad_len, in, len, out, tag);
+}
+
+int sotls_aead_open(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_NONCE_LEN],
+		    const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
+		    const uint8_t tag[SOTLS_AEAD_TAG_LEN], uint8_t *out)
+{
+	uint8_t computed[SOTLS_AEAD_TAG_LEN];
+
+	if (tag == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	int rc = gcm(a, OPEN, nonce, aad, aad_len, in, len, out, computed);
+	if (rc == 0 && sotls_ct_memcmp(computed, tag, sizeof(computed)) != 0) {
+		sotls_wipe(out, len);
+		rc = SOTLS_ERR_BAD_RECORD_MAC;
+	}
+	sotls_wipe(computed, sizeof(computed));
+	return rc;
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Puts mbedTLS 2.28.3's source (the orig tarball of Debian's source package)
+# where meson's wrap looks for it. The deb-src entries are derived from this
+# machine's own apt sources into a private apt configuration, so neither the
+# system's apt state nor this repository names any archive host.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WRAP=subprojects/mbedtls.wrap
+file=$(sed -n 's/^source_filename *= *//p' "$WRAP")
+hash=$(sed -n 's/^source_hash *= *//p' "$WRAP")
+dest=subprojects/packagefiles/$file
+
+verify() { echo "$hash  $1" | sha256sum -c --status; }
+
+if [ -f "$dest" ] && verify "$dest"; then
+  exit 0
+fi
+
+cache=$PWD/.cache/apt-src
+rm -rf "$cache"
+mkdir -p "$cache/sources" "$cache/lists/partial" "$cache/archives/partial" "$cache/dl"
+
+# deb822 files: every "Types: deb" stanza becomes deb-src.
+for f in /etc/apt/sources.list.d/*.sources; do
+  [ -e "$f" ] || continue
+  sed -E 's/^(Types:.*)\bdeb\b/\1deb-src/' "$f" > "$cache/sources/$(basename "$f")"
+done
+# One-line format, in sources.list and sources.list.d/*.list.
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+  [ -e "$f" ] || continue
+  sed -nE 's/^deb(\s)/deb-src\1/p' "$f" > "$cache/sources/$(basename "$f" .list)-src.list"
+done
+
+apt_opts=(
+  -o Dir::Etc::SourceList=/dev/null
+  -o "Dir::Etc::SourceParts=$cache/sources"
+  -o "Dir::State::Lists=$cache/lists"
+  -o "Dir::Cache=$cache"
+  -o APT::Sandbox::User=root
+)
+echo "fetch-mbedtls: reading source indexes"
+apt-get "${apt_opts[@]}" -q update >/dev/null
+(cd "$cache/dl" && apt-get "${apt_opts[@]}" -q source --download-only mbedtls=2.28.3-1 >/dev/null 2>&1 ||
+  apt-get "${apt_opts[@]}" -q source --download-only mbedtls)
+
+if [ ! -f "$cache/dl/$file" ] || ! verify "$cache/dl/$file"; then
+  echo "fetch-mbedtls: Debian's source package did not provide $file with the expected" \
+       "SHA-256 ($hash); got: $(ls "$cache/dl")" >&2
+  exit 1
+fi
+mv "$cache/dl/$file" "$dest"
+rm -rf "$cache"
+echo "fetch-mbedtls: $dest"
