@@ -57,9 +57,9 @@ int sotls_aead_seal(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_N
 
 /*
  * Checks tag over (aad, in) in constant time and writes out = DEC(in).
- * Returns 0, SOTLS_ERR_INVALID_ARGUMENT, or SOTLS_ERR_BAD_RECORD_MAC; on any
- * failure all len bytes of out are zero (with in == out the ciphertext is
- * gone too), so no unauthenticated plaintext is ever left behind.
+ * Returns 0, SOTLS_ERR_INVALID_ARGUMENT (nothing decrypted, out untouched), or
+ * SOTLS_ERR_BAD_RECORD_MAC: then all len bytes of out are zero (with in == out
+ * the ciphertext is gone too), so no unauthenticated plaintext is left behind.
  */
 int sotls_aead_open(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_NONCE_LEN],
 		    const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,

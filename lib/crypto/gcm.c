@@ -16,7 +16,7 @@
 #include "util.h"
 
 #define BLOCK 16
-#define CHUNK_BLOCKS 64
+#define CHUNK_BLOCKS 256
 #define CHUNK_BYTES (CHUNK_BLOCKS * BLOCK)
 
 static const struct sotls_gcm_impl IMPLS[SOTLS_CPU_LEVELS] = {
