@@ -66,6 +66,202 @@ enum sotls_error {
 	SOTLS_ERR_INTERNAL = -59,
 };
 
+/* ------------------------------------------------------------------------ */
+/* Configuration                                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A configuration holds everything that is the same for many connections:
+ * role, certificates, trust, allowed suites, kTLS policy. Build it with the
+ * setters below, then create connections from it. It becomes read-only when
+ * the first connection is created (setters then return SOTLS_ERR_BAD_STATE),
+ * so any number of connections on any number of threads may share it without
+ * locks. It is reference counted: sotls_config_free() may be called while
+ * connections still use it; the memory goes when the last one is freed.
+ */
+struct sotls_config;
+/* One TLS connection over one connected stream socket. Not thread-safe:
+ * use one connection from one thread at a time. */
+struct sotls_conn;
+
+enum sotls_role {
+	SOTLS_ROLE_CLIENT = 0,
+	SOTLS_ROLE_SERVER = 1,
+};
+
+enum sotls_verify {
+	/* Server default: do not ask for / do not check a peer certificate. */
+	SOTLS_VERIFY_NONE = 0,
+	/* Client default: the peer's chain must verify against the CA set and,
+	 * on a client with a server name, match that name. */
+	SOTLS_VERIFY_REQUIRED = 1,
+};
+
+/*
+ * What to do about kernel TLS (SOL_TLS). AUTO: use the kernel where it can
+ * take a direction, userspace otherwise (the default). OFF: always
+ * userspace. REQUIRE: fail the handshake with SOTLS_ERR_KTLS_REQUIRED unless
+ * both directions go to the kernel. This version has no kernel path yet:
+ * AUTO and OFF use userspace, REQUIRE always fails.
+ */
+enum sotls_ktls_policy {
+	SOTLS_KTLS_AUTO = 0,
+	SOTLS_KTLS_OFF = 1,
+	SOTLS_KTLS_REQUIRE = 2,
+};
+
+/* Returns a new configuration, or NULL if out of memory or role is invalid.
+ * Defaults: all supported suites, TLS 1.2 only, kTLS AUTO, verify REQUIRED
+ * for a client and NONE for a server. */
+SOTLS_API struct sotls_config *sotls_config_new(enum sotls_role role);
+
+/* Drops the caller's reference; see above. NULL is ignored. */
+SOTLS_API void sotls_config_free(struct sotls_config *cfg);
+
+/*
+ * Own certificate chain (leaf first) and private key, from PEM files.
+ * Required for a server. Errors: SOTLS_ERR_CERT_LOAD, SOTLS_ERR_KEY_LOAD
+ * (including a key that does not match the certificate).
+ */
+SOTLS_API int sotls_config_set_cert_file(struct sotls_config *cfg, const char *chain_path,
+					 const char *key_path);
+
+/* The same from memory: PEM (with or without the final NUL) or DER. */
+SOTLS_API int sotls_config_set_cert_mem(struct sotls_config *cfg, const void *chain,
+					size_t chain_len, const void *key, size_t key_len);
+
+/* Trusted CA certificates (PEM file, or PEM/DER in memory). Error:
+ * SOTLS_ERR_CA_LOAD. May be called more than once; certificates add up. */
+SOTLS_API int sotls_config_set_ca_file(struct sotls_config *cfg, const char *path);
+SOTLS_API int sotls_config_set_ca_mem(struct sotls_config *cfg, const void *ca, size_t len);
+
+/* Whether to verify the peer (see enum sotls_verify). On a server,
+ * SOTLS_VERIFY_REQUIRED asks the client for a certificate and requires it. */
+SOTLS_API int sotls_config_set_verify(struct sotls_config *cfg, enum sotls_verify mode);
+
+/*
+ * Client: the server name sent in SNI and checked against the server's
+ * certificate. A connection may override it (sotls_conn_set_server_name).
+ * NULL clears it.
+ */
+SOTLS_API int sotls_config_set_server_name(struct sotls_config *cfg, const char *name);
+
+/*
+ * Allowed cipher suites, in order of preference, separated by ':' ',' or
+ * spaces. Each item is an IANA name ("TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256"),
+ * an OpenSSL name ("ECDHE-ECDSA-ARIA128-GCM-SHA256", "ECDHE-ARIA256-GCM-SHA384"),
+ * or "ARIA-128-GCM" / "ARIA-256-GCM" for the ECDHE-ECDSA and ECDHE-RSA
+ * suites of that key size. Supported: ECDHE-ECDSA and ECDHE-RSA with
+ * ARIA-128-GCM-SHA256 and ARIA-256-GCM-SHA384. Error: SOTLS_ERR_UNKNOWN_SUITE
+ * (the configuration is left unchanged).
+ */
+SOTLS_API int sotls_config_set_suites(struct sotls_config *cfg, const char *list);
+
+/* kTLS policy (see enum sotls_ktls_policy). */
+SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_policy policy);
+
+/* ------------------------------------------------------------------------ */
+/* Connections                                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Creates a connection on fd, a connected stream socket (TCP or AF_UNIX),
+ * blocking or non-blocking as the caller set it. The connection does not own
+ * fd: sotls_conn_free() never closes it. Takes a reference on cfg and makes
+ * cfg read-only. Sets *out and returns 0, or SOTLS_ERR_INVALID_ARGUMENT,
+ * SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ERR_BAD_STATE (a server configuration
+ * without a certificate).
+ */
+SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn **out);
+
+/* Client: the server name for this connection only (SNI and certificate
+ * check); overrides the configuration's. Before the handshake only. */
+SOTLS_API int sotls_conn_set_server_name(struct sotls_conn *c, const char *name);
+
+/*
+ * Runs the handshake. Returns 0 when it is complete; on a non-blocking socket
+ * SOTLS_WANT_READ / SOTLS_WANT_WRITE: wait for the socket and call again.
+ * Failures: SOTLS_ERR_NO_SHARED_SUITE, SOTLS_ERR_CERT_VERIFY,
+ * SOTLS_ERR_PROTOCOL_VERSION, SOTLS_ERR_PEER_ALERT, SOTLS_ERR_KTLS_REQUIRED,
+ * SOTLS_ERR_TRUNCATED (the peer closed), SOTLS_ERR_SYSCALL (errno),
+ * SOTLS_ERR_HANDSHAKE (anything else; sotls_conn_error_detail() says more).
+ * sotls_send/sotls_recv run it implicitly if it has not completed.
+ * The handshake never reads a byte past the peer's Finished message.
+ */
+SOTLS_API int sotls_handshake(struct sotls_conn *c);
+
+/*
+ * Encrypts and sends up to len bytes. Returns the number of bytes sent
+ * (> 0; on a blocking socket always len), or a negative code.
+ * Non-blocking: SOTLS_WANT_WRITE (nothing more could be sent), or a count
+ * smaller than len. In both cases part of the following bytes may already be
+ * encrypted in sotls's buffer: the next call must be sotls_send (or
+ * sotls_shutdown) with the rest of the same data, starting at buf + count,
+ * never with shorter or different data. len 0 only flushes.
+ * Failures are final: the connection is closed for sending and receiving.
+ */
+SOTLS_API ssize_t sotls_send(struct sotls_conn *c, const void *buf, size_t len);
+
+/*
+ * Receives up to len decrypted bytes. Returns the count (> 0), 0 once the
+ * peer has sent close_notify (and every later call), or a negative code:
+ * SOTLS_WANT_READ (non-blocking, no whole record yet), SOTLS_ERR_TRUNCATED
+ * (the stream ended without close_notify), SOTLS_ERR_PEER_ALERT (the peer
+ * sent a fatal alert), SOTLS_ERR_BAD_RECORD_MAC, SOTLS_ERR_RECORD_OVERFLOW,
+ * SOTLS_ERR_DECODE, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ERR_SYSCALL, ... In
+ * the error cases sotls has sent the matching alert (best effort) and the
+ * connection is closed. Never returns a byte that failed authentication.
+ * A renegotiation attempt by the peer is refused with a no_renegotiation
+ * warning and does not end the connection.
+ */
+SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len);
+
+/*
+ * Sends close_notify (after any data still buffered). Returns 0, or on a
+ * non-blocking socket SOTLS_WANT_WRITE (call again). Does not wait for the
+ * peer's close_notify: keep calling sotls_recv until it returns 0 for that.
+ * Does not close fd.
+ */
+SOTLS_API int sotls_shutdown(struct sotls_conn *c);
+
+/* Frees the connection and wipes its keys. Does not close fd, does not send
+ * anything. NULL is ignored. */
+SOTLS_API void sotls_conn_free(struct sotls_conn *c);
+
+/* The path a direction's records take. */
+enum sotls_path {
+	SOTLS_PATH_NONE = 0,	  /* no handshake yet */
+	SOTLS_PATH_USERSPACE = 1, /* sotls's record layer */
+	SOTLS_PATH_KERNEL = 2,	  /* kernel TLS (later versions) */
+};
+
+/* Facts about a connection. All strings are static and never NULL. */
+struct sotls_info {
+	const char *suite;	 /* IANA name, e.g. "TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256" */
+	uint16_t suite_id;	 /* e.g. 0xC05C */
+	const char *version;	 /* "TLSv1.2" */
+	enum sotls_path tx_path; /* where sent records are made */
+	enum sotls_path rx_path; /* where received records are opened */
+	const char *tx_reason;	 /* why tx_path is what it is */
+	const char *rx_reason;
+	const char *aead_impl;	 /* AEAD implementation, e.g. "sotls-avx512" */
+	int peer_alert;		 /* last alert received from the peer, or -1 */
+	uint64_t tx_records;	 /* records sent since the handshake */
+	uint64_t rx_records;	 /* records received since the handshake */
+};
+
+/* Fills *info. Before the handshake completes the strings are "" (paths
+ * NONE). Returns 0 or SOTLS_ERR_INVALID_ARGUMENT. */
+SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info);
+
+/* Human-readable detail about the connection's last failure (e.g. the
+ * mbedTLS reason, or which alert the peer sent); "" if none. Valid until the
+ * next call on the connection. */
+SOTLS_API const char *sotls_conn_error_detail(const struct sotls_conn *c);
+
+/* The names of the suites this build supports, IANA form, NULL-terminated. */
+SOTLS_API const char *const *sotls_supported_suites(void);
+
 /* A short English sentence for any return value of this API. Never NULL. */
 SOTLS_API const char *sotls_strerror(int err);
 

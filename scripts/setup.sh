@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   build-essential meson ninja-build pkg-config gcc clang
   liburing-dev libcmocka-dev libssl-dev openssl
-  dpkg-dev xz-utils curl gnuplot-nox valgrind
+  dpkg-dev xz-utils curl gnuplot-nox valgrind python3
 )
 
 missing=()

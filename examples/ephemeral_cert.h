@@ -1,0 +1,13 @@
+/* A self-signed ECDSA P-256 certificate made in memory with mbedTLS's
+ * x509write, for the examples and tests when no --cert/--key is given. */
+#ifndef SOTLS_EXAMPLES_EPHEMERAL_CERT_H
+#define SOTLS_EXAMPLES_EPHEMERAL_CERT_H
+
+#include <stddef.h>
+
+/* Fills cert_pem and key_pem (NUL-terminated PEM) for subject CN=cn.
+ * Returns 0, or -1 with a message on stderr. */
+int ephemeral_cert(const char *cn, char *cert_pem, size_t cert_size, char *key_pem,
+		   size_t key_size);
+
+#endif

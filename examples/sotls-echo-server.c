@@ -1,0 +1,279 @@
+/*
+ * sotls-echo-server: accepts TLS 1.2 clients and echoes every byte back,
+ * one thread per client, until killed. One failing client never stops it.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "ephemeral_cert.h"
+#include "sotls.h"
+
+/* ": detail" when the connection has one, else "". */
+static const char *detail_sep(struct sotls_conn *c)
+{
+	return sotls_conn_error_detail(c)[0] != '\0' ? ": " : "";
+}
+
+#define BUF_SIZE (256 * 1024)
+
+static struct sotls_config *g_cfg;
+static int g_verbose = 1;
+static atomic_int g_clients;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sotls-echo-server [options]\n"
+		"  --port N          TCP port to listen on (default 4433; 0 picks one)\n"
+		"  --bind ADDR       IPv4 address to listen on (default 127.0.0.1)\n"
+		"  --cert FILE       certificate chain, PEM (with --key)\n"
+		"  --key FILE        private key, PEM\n"
+		"                    without --cert/--key an ephemeral self-signed ECDSA\n"
+		"                    P-256 certificate for CN=localhost is made in memory\n"
+		"  --cipher LIST     allowed suites, e.g. ARIA-128-GCM, ARIA-256-GCM or full\n"
+		"                    names (TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256), ':'-separated\n"
+		"  --ktls MODE       auto | off | require (default auto)\n"
+		"  --once            serve one client, then exit (status 0 if it ended cleanly)\n"
+		"  --port-file FILE  write the listening port to FILE once listening\n"
+		"  --quiet           print only errors\n"
+		"  --help            this text\n");
+}
+
+struct client {
+	int fd;
+	int id;
+	char peer[64];
+};
+
+/* Echoes until the peer's close_notify or an error. Returns 0 on a clean end. */
+static int serve(struct client *cl)
+{
+	struct sotls_conn *c = NULL;
+	uint8_t *buf = malloc(BUF_SIZE);
+	unsigned long long total = 0;
+	int status = 1;
+
+	if (buf == NULL || sotls_conn_new(g_cfg, cl->fd, &c) != 0) {
+		fprintf(stderr, "client %d: out of memory\n", cl->id);
+		goto out;
+	}
+	int rc = sotls_handshake(c);
+	if (rc != 0) {
+		fprintf(stderr, "client %d (%s): handshake failed: %s%s%s\n", cl->id, cl->peer,
+			sotls_strerror(rc), detail_sep(c), sotls_conn_error_detail(c));
+		goto out;
+	}
+	struct sotls_info info;
+	sotls_get_info(c, &info);
+	if (g_verbose)
+		printf("client %d (%s): %s %s, TX %s, RX %s, AEAD %s\n", cl->id, cl->peer,
+		       info.version, info.suite,
+		       info.tx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace",
+		       info.rx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace", info.aead_impl);
+	fflush(stdout);
+
+	for (;;) {
+		ssize_t n = sotls_recv(c, buf, BUF_SIZE);
+		if (n == 0) {
+			rc = sotls_shutdown(c);
+			if (g_verbose)
+				printf("client %d: %llu bytes echoed, closed with close_notify%s\n",
+				       cl->id, total, rc == 0 ? "" : " (our close_notify failed)");
+			status = rc == 0 ? 0 : 1;
+			break;
+		}
+		if (n < 0) {
+			fprintf(stderr, "client %d: %llu bytes echoed, then: %s%s%s\n", cl->id, total,
+				sotls_strerror((int)n), detail_sep(c), sotls_conn_error_detail(c));
+			break;
+		}
+		ssize_t s = sotls_send(c, buf, (size_t)n);
+		if (s != n) {
+			fprintf(stderr, "client %d: send failed: %s%s%s\n", cl->id,
+				sotls_strerror((int)s), detail_sep(c), sotls_conn_error_detail(c));
+			break;
+		}
+		total += (unsigned long long)n;
+	}
+	sotls_get_info(c, &info);
+	if (info.peer_alert == 100 || info.peer_alert > 0)
+		if (g_verbose)
+			printf("client %d: last alert from peer: %d\n", cl->id, info.peer_alert);
+out:
+	fflush(stdout);
+	sotls_conn_free(c);
+	free(buf);
+	close(cl->fd);
+	return status;
+}
+
+static void *client_thread(void *arg)
+{
+	struct client *cl = arg;
+	serve(cl);
+	free(cl);
+	return NULL;
+}
+
+static int parse_ktls(const char *s, enum sotls_ktls_policy *p)
+{
+	if (strcmp(s, "auto") == 0)
+		*p = SOTLS_KTLS_AUTO;
+	else if (strcmp(s, "off") == 0)
+		*p = SOTLS_KTLS_OFF;
+	else if (strcmp(s, "require") == 0)
+		*p = SOTLS_KTLS_REQUIRE;
+	else
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"port", required_argument, NULL, 'p'},	   {"bind", required_argument, NULL, 'b'},
+		{"cert", required_argument, NULL, 'c'},	   {"key", required_argument, NULL, 'k'},
+		{"cipher", required_argument, NULL, 's'},  {"ktls", required_argument, NULL, 't'},
+		{"once", no_argument, NULL, 'o'},	   {"port-file", required_argument, NULL, 'f'},
+		{"quiet", no_argument, NULL, 'q'},	   {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *bind_addr = "127.0.0.1", *cert = NULL, *key = NULL, *cipher = NULL;
+	const char *port_file = NULL;
+	int port = 4433, once = 0, opt;
+	enum sotls_ktls_policy ktls = SOTLS_KTLS_AUTO;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p': port = atoi(optarg); break;
+		case 'b': bind_addr = optarg; break;
+		case 'c': cert = optarg; break;
+		case 'k': key = optarg; break;
+		case 's': cipher = optarg; break;
+		case 't':
+			if (parse_ktls(optarg, &ktls) != 0) {
+				fprintf(stderr, "--ktls: auto, off or require\n");
+				return 2;
+			}
+			break;
+		case 'o': once = 1; break;
+		case 'f': port_file = optarg; break;
+		case 'q': g_verbose = 0; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc || (cert == NULL) != (key == NULL) || port < 0 || port > 65535) {
+		usage(stderr);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+
+	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
+	if (g_cfg == NULL)
+		return 1;
+	int rc;
+	if (cert != NULL) {
+		rc = sotls_config_set_cert_file(g_cfg, cert, key);
+	} else {
+		static char cert_pem[4096], key_pem[1024];
+		if (ephemeral_cert("localhost", cert_pem, sizeof(cert_pem), key_pem,
+				   sizeof(key_pem)) != 0)
+			return 1;
+		rc = sotls_config_set_cert_mem(g_cfg, cert_pem, strlen(cert_pem) + 1, key_pem,
+					       strlen(key_pem) + 1);
+		if (g_verbose)
+			printf("no --cert/--key: using an ephemeral self-signed ECDSA P-256 "
+			       "certificate for CN=localhost (clients need --insecure)\n");
+	}
+	if (rc != 0) {
+		fprintf(stderr, "certificate: %s\n", sotls_strerror(rc));
+		return 1;
+	}
+	if (cipher != NULL && (rc = sotls_config_set_suites(g_cfg, cipher)) != 0) {
+		fprintf(stderr, "--cipher %s: %s\n", cipher, sotls_strerror(rc));
+		return 2;
+	}
+	sotls_config_set_ktls(g_cfg, ktls);
+
+	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int one = 1;
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	if (ls < 0 || inet_pton(AF_INET, bind_addr, &sa.sin_addr) != 1) {
+		fprintf(stderr, "bad --bind address %s\n", bind_addr);
+		return 2;
+	}
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, 64) != 0) {
+		fprintf(stderr, "listen on %s:%d: %s\n", bind_addr, port, strerror(errno));
+		return 1;
+	}
+	socklen_t slen = sizeof(sa);
+	getsockname(ls, (struct sockaddr *)&sa, &slen);
+	if (g_verbose)
+		printf("listening on %s:%d\n", bind_addr, ntohs(sa.sin_port));
+	fflush(stdout);
+	if (port_file != NULL) {
+		char tmp[4096];
+		snprintf(tmp, sizeof(tmp), "%s.tmp", port_file);
+		FILE *f = fopen(tmp, "w");
+		if (f == NULL || fprintf(f, "%d\n", ntohs(sa.sin_port)) < 0 || fclose(f) != 0 ||
+		    rename(tmp, port_file) != 0) {
+			fprintf(stderr, "--port-file %s: %s\n", port_file, strerror(errno));
+			return 1;
+		}
+	}
+
+	for (;;) {
+		struct sockaddr_in peer;
+		socklen_t plen = sizeof(peer);
+		int fd = accept4(ls, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
+			    errno == ENFILE)
+				continue;
+			fprintf(stderr, "accept: %s\n", strerror(errno));
+			return 1;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		struct client *cl = calloc(1, sizeof(*cl));
+		if (cl == NULL) {
+			close(fd);
+			continue;
+		}
+		cl->fd = fd;
+		cl->id = atomic_fetch_add(&g_clients, 1) + 1;
+		snprintf(cl->peer, sizeof(cl->peer), "%s:%d",
+			 inet_ntop(AF_INET, &peer.sin_addr, (char[INET_ADDRSTRLEN]){0},
+				   INET_ADDRSTRLEN),
+			 ntohs(peer.sin_port));
+		if (once) {
+			int status = serve(cl);
+			free(cl);
+			close(ls);
+			sotls_config_free(g_cfg);
+			return status;
+		}
+		pthread_t t;
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &attr, client_thread, cl) != 0) {
+			fprintf(stderr, "client %d: no thread\n", cl->id);
+			close(fd);
+			free(cl);
+		}
+		pthread_attr_destroy(&attr);
+	}
+}

@@ -1,0 +1,336 @@
+/*
+ * The shared configuration. Built by one thread with the setters, then
+ * frozen (read-only) when the first connection takes a reference.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mbedtls/ecp.h>
+#include <mbedtls/pk.h>
+#include <mbedtls/rsa.h>
+
+#include "handshake.h"
+#include "util.h"
+
+/* The default order: ECDSA before RSA, 128-bit before 256-bit keys. */
+static const int DEFAULT_SUITES[] = {0xC05C, 0xC060, 0xC05D, 0xC061, 0};
+
+SOTLS_API struct sotls_config *sotls_config_new(enum sotls_role role)
+{
+	if (role != SOTLS_ROLE_CLIENT && role != SOTLS_ROLE_SERVER)
+		return NULL;
+	struct sotls_config *cfg = calloc(1, sizeof(*cfg));
+	if (cfg == NULL)
+		return NULL;
+	atomic_init(&cfg->refs, 1);
+	atomic_init(&cfg->frozen, false);
+	cfg->role = role;
+	cfg->verify = role == SOTLS_ROLE_CLIENT ? SOTLS_VERIFY_REQUIRED : SOTLS_VERIFY_NONE;
+	cfg->ktls = SOTLS_KTLS_AUTO;
+	memcpy(cfg->suites, DEFAULT_SUITES, sizeof(DEFAULT_SUITES));
+	mbedtls_x509_crt_init(&cfg->chain);
+	mbedtls_x509_crt_init(&cfg->ca);
+	return cfg;
+}
+
+void sotls_config_ref(struct sotls_config *cfg)
+{
+	atomic_store(&cfg->frozen, true);
+	atomic_fetch_add(&cfg->refs, 1);
+}
+
+SOTLS_API void sotls_config_free(struct sotls_config *cfg)
+{
+	if (cfg == NULL || atomic_fetch_sub(&cfg->refs, 1) != 1)
+		return;
+	mbedtls_x509_crt_free(&cfg->chain);
+	mbedtls_x509_crt_free(&cfg->ca);
+	if (cfg->key_buf != NULL) {
+		sotls_wipe(cfg->key_buf, cfg->key_len);
+		free(cfg->key_buf);
+	}
+	free(cfg->server_name);
+	sotls_wipe(cfg, sizeof(*cfg));
+	free(cfg);
+}
+
+/* 0 if cfg may still be changed. */
+static int writable(struct sotls_config *cfg)
+{
+	if (cfg == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	return atomic_load(&cfg->frozen) ? SOTLS_ERR_BAD_STATE : 0;
+}
+
+/* Copies data, adding a NUL after PEM text that lacks one (mbedTLS wants the
+ * NUL counted in the length of PEM input). */
+static uint8_t *copy_input(const void *data, size_t len, size_t *out_len)
+{
+	const uint8_t *d = data;
+	bool pem = len > 0 && memmem(d, len, "-----BEGIN", 10) != NULL;
+	bool add_nul = pem && d[len - 1] != '\0';
+	uint8_t *buf = malloc(len + 1);
+	if (buf == NULL)
+		return NULL;
+	memcpy(buf, d, len);
+	buf[len] = '\0';
+	*out_len = len + (add_nul ? 1 : 0);
+	return buf;
+}
+
+/* Reads a whole file into memory; NULL on failure (errno set). */
+static uint8_t *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		return NULL;
+	uint8_t *buf = NULL;
+	size_t cap = 0, n = 0;
+	for (;;) {
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 4096;
+			uint8_t *nb = realloc(buf, ncap);
+			if (nb == NULL) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		size_t r = fread(buf + n, 1, cap - n, f);
+		n += r;
+		if (r == 0)
+			break;
+	}
+	bool bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+static int parse_certs(mbedtls_x509_crt *crt, const void *data, size_t len)
+{
+	size_t n;
+	uint8_t *buf = copy_input(data, len, &n);
+	if (buf == NULL)
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	/* For PEM, 0 means every certificate parsed; > 0 counts failures. */
+	int rc = mbedtls_x509_crt_parse(crt, buf, n);
+	free(buf);
+	return rc == 0 ? 0 : -1;
+}
+
+SOTLS_API int sotls_config_set_cert_mem(struct sotls_config *cfg, const void *chain,
+					size_t chain_len, const void *key, size_t key_len)
+{
+	int rc = writable(cfg);
+	if (rc != 0)
+		return rc;
+	if (chain == NULL || key == NULL || chain_len == 0 || key_len == 0)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+
+	mbedtls_x509_crt crt;
+	mbedtls_pk_context pk;
+	size_t klen;
+	uint8_t *kbuf = NULL;
+
+	mbedtls_x509_crt_init(&crt);
+	mbedtls_pk_init(&pk);
+	if (parse_certs(&crt, chain, chain_len) != 0) {
+		rc = SOTLS_ERR_CERT_LOAD;
+		goto out;
+	}
+	kbuf = copy_input(key, key_len, &klen);
+	if (kbuf == NULL) {
+		rc = SOTLS_ERR_OUT_OF_MEMORY;
+		goto out;
+	}
+	/* Parse once now, so a bad or mismatched key fails here. */
+	if (mbedtls_pk_parse_key(&pk, kbuf, klen, NULL, 0) != 0 ||
+	    mbedtls_pk_check_pair(&crt.pk, &pk) != 0) {
+		rc = SOTLS_ERR_KEY_LOAD;
+		goto out;
+	}
+	mbedtls_x509_crt_free(&cfg->chain);
+	cfg->chain = crt;
+	mbedtls_x509_crt_init(&crt);
+	if (cfg->key_buf != NULL) {
+		sotls_wipe(cfg->key_buf, cfg->key_len);
+		free(cfg->key_buf);
+	}
+	cfg->key_buf = kbuf;
+	cfg->key_len = klen;
+	kbuf = NULL;
+	cfg->have_chain = true;
+	rc = 0;
+out:
+	mbedtls_x509_crt_free(&crt);
+	mbedtls_pk_free(&pk);
+	if (kbuf != NULL) {
+		sotls_wipe(kbuf, klen);
+		free(kbuf);
+	}
+	return rc;
+}
+
+SOTLS_API int sotls_config_set_cert_file(struct sotls_config *cfg, const char *chain_path,
+					 const char *key_path)
+{
+	int rc = writable(cfg);
+	if (rc != 0)
+		return rc;
+	if (chain_path == NULL || key_path == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	size_t clen, klen;
+	uint8_t *chain = read_file(chain_path, &clen);
+	if (chain == NULL)
+		return SOTLS_ERR_CERT_LOAD;
+	uint8_t *key = read_file(key_path, &klen);
+	if (key == NULL) {
+		free(chain);
+		return SOTLS_ERR_KEY_LOAD;
+	}
+	rc = clen && klen ? sotls_config_set_cert_mem(cfg, chain, clen, key, klen)
+			  : SOTLS_ERR_CERT_LOAD;
+	free(chain);
+	sotls_wipe(key, klen);
+	free(key);
+	return rc;
+}
+
+/*
+ * mbedTLS 2.28 computes two things lazily inside public keys and stores them
+ * in the key: the comb table of the curve's generator (ECDSA verify) and the
+ * Montgomery constant RN (RSA public operation). Verification with a CA key
+ * shared by connections on several threads would write them concurrently.
+ * Doing one such operation per CA key here, while the configuration is still
+ * built by one thread, fills both in, so later use only reads them.
+ */
+static int warm_rng(void *ctx, unsigned char *out, size_t len)
+{
+	(void)ctx;
+	memset(out, 0x5a, len); /* only multiplies the public generator */
+	return 0;
+}
+
+static void warm_up_keys(mbedtls_x509_crt *chain)
+{
+	for (mbedtls_x509_crt *c = chain; c != NULL && c->raw.p != NULL; c = c->next) {
+		if (mbedtls_pk_can_do(&c->pk, MBEDTLS_PK_ECKEY)) {
+			mbedtls_ecp_keypair *ec = mbedtls_pk_ec(c->pk);
+			mbedtls_ecp_point r;
+			mbedtls_mpi one;
+			mbedtls_ecp_point_init(&r);
+			mbedtls_mpi_init(&one);
+			if (mbedtls_mpi_lset(&one, 1) == 0)
+				(void)mbedtls_ecp_mul(&ec->grp, &r, &one, &ec->grp.G, warm_rng, NULL);
+			mbedtls_ecp_point_free(&r);
+			mbedtls_mpi_free(&one);
+		} else if (mbedtls_pk_can_do(&c->pk, MBEDTLS_PK_RSA)) {
+			mbedtls_rsa_context *rsa = mbedtls_pk_rsa(c->pk);
+			size_t n = mbedtls_rsa_get_len(rsa);
+			unsigned char *in = calloc(2, n ? n : 1);
+			if (in != NULL && n > 0) {
+				in[n - 1] = 1;
+				(void)mbedtls_rsa_public(rsa, in, in + n);
+			}
+			free(in);
+		}
+	}
+}
+
+SOTLS_API int sotls_config_set_ca_mem(struct sotls_config *cfg, const void *ca, size_t len)
+{
+	int rc = writable(cfg);
+	if (rc != 0)
+		return rc;
+	if (ca == NULL || len == 0)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	/* Parse into a scratch chain first so a bad file changes nothing. */
+	mbedtls_x509_crt tmp;
+	mbedtls_x509_crt_init(&tmp);
+	rc = parse_certs(&tmp, ca, len);
+	mbedtls_x509_crt_free(&tmp);
+	if (rc != 0)
+		return SOTLS_ERR_CA_LOAD;
+	if (parse_certs(&cfg->ca, ca, len) != 0)
+		return SOTLS_ERR_CA_LOAD;
+	warm_up_keys(&cfg->ca);
+	cfg->have_ca = true;
+	return 0;
+}
+
+SOTLS_API int sotls_config_set_ca_file(struct sotls_config *cfg, const char *path)
+{
+	int rc = writable(cfg);
+	if (rc != 0)
+		return rc;
+	if (path == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	size_t len;
+	uint8_t *buf = read_file(path, &len);
+	if (buf == NULL || len == 0) {
+		free(buf);
+		return SOTLS_ERR_CA_LOAD;
+	}
+	rc = sotls_config_set_ca_mem(cfg, buf, len);
+	free(buf);
+	return rc;
+}
+
+SOTLS_API int sotls_config_set_verify(struct sotls_config *cfg, enum sotls_verify mode)
+{
+	int rc = writable(cfg);
+	if (rc != 0)
+		return rc;
+	if (mode != SOTLS_VERIFY_NONE && mode != SOTLS_VERIFY_REQUIRED)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	cfg->verify = mode;
+	return 0;
+}
+
+SOTLS_API int sotls_config_set_server_name(struct sotls_config *cfg, const char *name)
+{
+	int rc = writable(cfg);
+	if (rc != 0)
+		return rc;
+	char *copy = NULL;
+	if (name != NULL) {
+		if (name[0] == '\0' || strlen(name) > 255)
+			return SOTLS_ERR_INVALID_ARGUMENT;
+		copy = strdup(name);
+		if (copy == NULL)
+			return SOTLS_ERR_OUT_OF_MEMORY;
+	}
+	free(cfg->server_name);
+	cfg->server_name = copy;
+	return 0;
+}
+
+SOTLS_API int sotls_config_set_suites(struct sotls_config *cfg, const char *list)
+{
+	int rc = writable(cfg);
+	if (rc != 0)
+		return rc;
+	if (list == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	return sotls_suites_parse(list, cfg->suites);
+}
+
+SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_policy policy)
+{
+	int rc = writable(cfg);
+	if (rc != 0)
+		return rc;
+	if (policy != SOTLS_KTLS_AUTO && policy != SOTLS_KTLS_OFF && policy != SOTLS_KTLS_REQUIRE)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	cfg->ktls = policy;
+	return 0;
+}

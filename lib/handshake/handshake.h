@@ -1,0 +1,126 @@
+/*
+ * The handshake side of sotls: the shared configuration, the cipher suite
+ * table, the TLS 1.2 PRF and key block, and the mbedTLS glue that runs one
+ * handshake on a socket and hands over keys and sequence numbers.
+ */
+#ifndef SOTLS_HANDSHAKE_H
+#define SOTLS_HANDSHAKE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mbedtls/pk.h>
+#include <mbedtls/x509_crt.h>
+
+#include "aead.h"
+#include "record.h"
+#include "sotls.h"
+
+/* ---- suites ---- */
+
+enum sotls_prf_md {
+	SOTLS_PRF_SHA256 = 1,
+	SOTLS_PRF_SHA384 = 2,
+};
+
+struct sotls_suite {
+	uint16_t id;
+	const char *iana;
+	const char *openssl;
+	enum sotls_aead_alg alg;
+	enum sotls_prf_md prf;
+};
+
+#define SOTLS_MAX_SUITES 8
+
+/* The suite with this IANA number, or NULL if sotls does not support it. */
+const struct sotls_suite *sotls_suite_by_id(uint16_t id);
+
+/*
+ * Parses a suite list (see sotls_config_set_suites) into ids, zero
+ * terminated, without duplicates. Returns 0 or SOTLS_ERR_UNKNOWN_SUITE.
+ */
+int sotls_suites_parse(const char *list, int ids[SOTLS_MAX_SUITES + 1]);
+
+/* ---- the TLS 1.2 PRF (RFC 5246 section 5) ---- */
+
+/* out = PRF(secret, label, seed)[0 .. out_len). Returns 0 or SOTLS_ERR_INTERNAL. */
+int sotls_tls12_prf(enum sotls_prf_md md, const uint8_t *secret, size_t secret_len,
+		    const char *label, const uint8_t *seed, size_t seed_len, uint8_t *out,
+		    size_t out_len);
+
+/* The AEAD key block (RFC 5246 6.3; no MAC keys for AEAD suites). */
+struct sotls_key_block {
+	uint8_t client_key[SOTLS_AEAD_MAX_KEY_LEN];
+	uint8_t server_key[SOTLS_AEAD_MAX_KEY_LEN];
+	uint8_t client_salt[SOTLS_REC_SALT];
+	uint8_t server_salt[SOTLS_REC_SALT];
+	size_t key_len;
+};
+
+/*
+ * key_block = PRF(master_secret, "key expansion", server_random +
+ * client_random), split into client key, server key, client salt, server
+ * salt. Returns 0 or SOTLS_ERR_INTERNAL.
+ */
+int sotls_derive_key_block(const struct sotls_suite *suite, const uint8_t master[48],
+			   const uint8_t client_random[32], const uint8_t server_random[32],
+			   struct sotls_key_block *kb);
+
+/* ---- the shared configuration ---- */
+
+struct sotls_config {
+	atomic_int refs;
+	atomic_bool frozen;
+	enum sotls_role role;
+	enum sotls_verify verify;
+	enum sotls_ktls_policy ktls;
+	char *server_name;
+	int suites[SOTLS_MAX_SUITES + 1];
+
+	bool have_chain;
+	mbedtls_x509_crt chain;
+	/* The private key as given (PEM NUL-terminated, or DER): every
+	 * connection parses its own copy, so no two threads ever share the
+	 * mutable state of a private-key operation (RSA blinding). */
+	uint8_t *key_buf;
+	size_t key_len;
+
+	bool have_ca;
+	mbedtls_x509_crt ca;
+};
+
+/* Makes cfg read-only and takes a reference. */
+void sotls_config_ref(struct sotls_config *cfg);
+
+/* ---- one handshake ---- */
+
+struct sotls_hs;
+
+/* What a finished handshake hands to the record layer. */
+struct sotls_hs_result {
+	const struct sotls_suite *suite;
+	struct sotls_key_block kb;
+	uint64_t client_seq; /* next sequence number of the client's records */
+	uint64_t server_seq;
+};
+
+/* Sets up mbedTLS for one connection. Returns 0 or a negative code, with a
+ * message in detail. */
+int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, int fd,
+		 const char *server_name, char *detail, size_t detail_len);
+
+/*
+ * Advances the handshake: 0 when complete (res filled, mbedTLS's state
+ * freed and its secrets wiped), SOTLS_WANT_READ/WRITE, or a failure code
+ * with a message in detail and errno kept for SOTLS_ERR_SYSCALL.
+ */
+int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail,
+		  size_t detail_len, int *sys_errno);
+
+/* Frees and wipes. NULL is ignored. */
+void sotls_hs_free(struct sotls_hs *hs);
+
+#endif

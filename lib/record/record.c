@@ -1,0 +1,491 @@
+/*
+ * TLS 1.2 AEAD records in userspace. See record.h for the shape; this file
+ * reads top to bottom: set-up, sealing, the send path, opening, the receive
+ * path, alerts and shutdown.
+ */
+#include "record.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "sotls.h"
+#include "util.h"
+
+#define TLS12_MAJOR 3
+#define TLS12_MINOR 3
+/* Room kept free at the end of the send buffer for alerts. */
+#define ALERT_RECORD (SOTLS_REC_OVERHEAD + 2)
+#define ALERT_ROOM (2 * ALERT_RECORD)
+#define MAX_RECORD (SOTLS_REC_HEADER + SOTLS_REC_MAX_CIPHERTEXT)
+#define FULL_RECORD (SOTLS_REC_OVERHEAD + SOTLS_REC_MAX_PLAINTEXT)
+
+/* ---- set-up ---------------------------------------------------------- */
+
+static int half_init(struct sotls_half *h, enum sotls_aead_alg alg, const struct sotls_rec_keys *k)
+{
+	if (k == NULL || k->key == NULL || k->salt == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	int rc = sotls_aead_init(&h->aead, alg, k->key, sotls_aead_key_len(alg));
+	if (rc != 0)
+		return rc;
+	memcpy(h->salt, k->salt, SOTLS_REC_SALT);
+	h->seq = k->seq;
+	return 0;
+}
+
+int sotls_record_init(struct sotls_record *r, int fd, enum sotls_aead_alg alg,
+		      const struct sotls_rec_keys *tx, const struct sotls_rec_keys *rx,
+		      const uint8_t *initial, size_t initial_len)
+{
+	if (r == NULL || fd < 0 || sotls_aead_key_len(alg) == 0)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->peer_alert = -1;
+	r->sent_alert = -1;
+
+	r->tx_cap = SOTLS_REC_TX_BATCH * FULL_RECORD + ALERT_ROOM;
+	r->rx_cap = SOTLS_REC_RX_RECORDS * FULL_RECORD + MAX_RECORD;
+	if (initial_len > r->rx_cap)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	/* Round each buffer to a cache line so both start aligned. */
+	size_t tx_alloc = (r->tx_cap + 63) & ~(size_t)63;
+	size_t rx_alloc = (r->rx_cap + 63) & ~(size_t)63;
+	r->mem = aligned_alloc(64, tx_alloc + rx_alloc);
+	if (r->mem == NULL)
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	r->txbuf = r->mem;
+	r->rxbuf = (uint8_t *)r->mem + tx_alloc;
+
+	int rc = half_init(&r->tx, alg, tx);
+	if (rc == 0)
+		rc = half_init(&r->rx, alg, rx);
+	if (rc != 0) {
+		sotls_record_free(r);
+		return rc;
+	}
+	if (initial_len > 0) {
+		memcpy(r->rxbuf, initial, initial_len);
+		r->rx_tail = initial_len;
+	}
+	return 0;
+}
+
+void sotls_record_free(struct sotls_record *r)
+{
+	if (r == NULL)
+		return;
+	sotls_aead_clear(&r->tx.aead);
+	sotls_aead_clear(&r->rx.aead);
+	if (r->mem != NULL) {
+		/* Plaintext may linger in either buffer. */
+		sotls_wipe(r->txbuf, r->tx_cap);
+		sotls_wipe(r->rxbuf, r->rx_cap);
+		free(r->mem);
+	}
+	sotls_wipe(r, sizeof(*r));
+	r->fd = -1;
+	r->err = SOTLS_ERR_CLOSED;
+}
+
+/* ---- sealing ---------------------------------------------------------- */
+
+static void make_nonce(uint8_t nonce[SOTLS_AEAD_NONCE_LEN], const uint8_t salt[SOTLS_REC_SALT],
+		       const uint8_t explicit_nonce[SOTLS_REC_EXPLICIT_NONCE])
+{
+	memcpy(nonce, salt, SOTLS_REC_SALT);
+	memcpy(nonce + SOTLS_REC_SALT, explicit_nonce, SOTLS_REC_EXPLICIT_NONCE);
+}
+
+static void make_aad(uint8_t aad[13], uint64_t seq, uint8_t type, size_t plain_len)
+{
+	sotls_store_be64(aad, seq);
+	aad[8] = type;
+	aad[9] = TLS12_MAJOR;
+	aad[10] = TLS12_MINOR;
+	aad[11] = (uint8_t)(plain_len >> 8);
+	aad[12] = (uint8_t)plain_len;
+}
+
+/*
+ * Seals one record of len <= 2^14 bytes at tx_tail. The caller has checked
+ * that it fits. The sequence number never wraps: the last value is refused.
+ */
+static int seal_record(struct sotls_record *r, uint8_t type, const uint8_t *in, size_t len)
+{
+	if (r->tx.seq == UINT64_MAX)
+		return SOTLS_ERR_SEQUENCE_OVERFLOW;
+
+	uint8_t *p = r->txbuf + r->tx_tail;
+	size_t frag_len = SOTLS_REC_EXPLICIT_NONCE + len + SOTLS_REC_TAG;
+	p[0] = type;
+	p[1] = TLS12_MAJOR;
+	p[2] = TLS12_MINOR;
+	p[3] = (uint8_t)(frag_len >> 8);
+	p[4] = (uint8_t)frag_len;
+	sotls_store_be64(p + SOTLS_REC_HEADER, r->tx.seq);
+
+	uint8_t nonce[SOTLS_AEAD_NONCE_LEN], aad[13];
+	make_nonce(nonce, r->tx.salt, p + SOTLS_REC_HEADER);
+	make_aad(aad, r->tx.seq, type, len);
+	uint8_t *ct = p + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
+	int rc = sotls_aead_seal(&r->tx.aead, nonce, aad, sizeof(aad), in, len, ct, ct + len);
+	if (rc != 0)
+		return SOTLS_ERR_INTERNAL;
+
+	r->tx.seq++;
+	r->tx_records++;
+	r->tx_tail += SOTLS_REC_HEADER + frag_len;
+	return 0;
+}
+
+/* ---- the send path ---------------------------------------------------- */
+
+static int fail(struct sotls_record *r, int err)
+{
+	if (r->err == 0)
+		r->err = err;
+	return r->err;
+}
+
+/*
+ * Writes [tx_head, tx_tail) to the socket. 0 when all is written,
+ * SOTLS_WANT_WRITE if the socket would block, or a (sticky) error.
+ */
+static int flush(struct sotls_record *r, int flags)
+{
+	while (r->tx_head < r->tx_tail) {
+		ssize_t n = send(r->fd, r->txbuf + r->tx_head, r->tx_tail - r->tx_head,
+				 MSG_NOSIGNAL | flags);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return SOTLS_WANT_WRITE;
+			r->sys_errno = errno;
+			return fail(r, SOTLS_ERR_SYSCALL);
+		}
+		r->tx_head += (size_t)n;
+	}
+	r->tx_head = r->tx_tail = 0;
+	return 0;
+}
+
+/* Space for one more record of len plaintext bytes, leaving room for alerts. */
+static bool tx_fits(const struct sotls_record *r, size_t len)
+{
+	return r->tx_tail + SOTLS_REC_OVERHEAD + len + ALERT_ROOM <= r->tx_cap;
+}
+
+ssize_t sotls_record_send(struct sotls_record *r, const uint8_t *buf, size_t len)
+{
+	if (r->err != 0)
+		return r->err;
+	if (r->tx_closed)
+		return SOTLS_ERR_CLOSED;
+	if (buf == NULL && len > 0)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+
+	size_t done = 0;
+	/* Finish what an earlier call sealed: the caller passes those bytes
+	 * again at the start of buf; they are not sealed a second time. */
+	if (r->tx_pending > 0 && len < r->tx_pending)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	int rc = flush(r, 0);
+	if (rc != 0)
+		return rc;
+	done = r->tx_pending;
+	r->tx_pending = 0;
+
+	while (done < len) {
+		/* The buffer is empty here: seal a batch of records. */
+		while (done + r->tx_pending < len) {
+			size_t chunk = len - done - r->tx_pending;
+			if (chunk > SOTLS_REC_MAX_PLAINTEXT)
+				chunk = SOTLS_REC_MAX_PLAINTEXT;
+			if (!tx_fits(r, chunk))
+				break;
+			rc = seal_record(r, SOTLS_CT_APPLICATION_DATA, buf + done + r->tx_pending,
+					 chunk);
+			if (rc != 0) {
+				/* What is sealed is not reported: the connection is over. */
+				return fail(r, rc);
+			}
+			r->tx_pending += chunk;
+		}
+		rc = flush(r, 0);
+		if (rc == SOTLS_WANT_WRITE)
+			return done > 0 ? (ssize_t)done : SOTLS_WANT_WRITE;
+		if (rc != 0)
+			return rc;
+		done += r->tx_pending;
+		r->tx_pending = 0;
+	}
+	return (ssize_t)done;
+}
+
+/*
+ * Sends an alert after whatever is already sealed. A fatal alert ends the
+ * connection with err; it is sent best effort, without blocking. A warning
+ * is flushed if the socket takes it now, otherwise it goes with the next send.
+ */
+static int send_alert(struct sotls_record *r, uint8_t level, uint8_t desc, int err)
+{
+	uint8_t alert[2] = {level, desc};
+
+	if (r->err == 0 && r->tx.seq != UINT64_MAX &&
+	    r->tx_tail + ALERT_RECORD <= r->tx_cap) {
+		if (seal_record(r, SOTLS_CT_ALERT, alert, sizeof(alert)) == 0) {
+			r->sent_alert = desc;
+			(void)flush(r, MSG_DONTWAIT);
+		}
+	}
+	if (level == SOTLS_ALERT_FATAL) {
+		fail(r, err);
+		/* Nothing more goes out after a fatal alert. */
+		r->tx_head = r->tx_tail = r->tx_pending = 0;
+		return r->err;
+	}
+	return r->err;
+}
+
+static int send_fatal(struct sotls_record *r, uint8_t desc, int err)
+{
+	return send_alert(r, SOTLS_ALERT_FATAL, desc, err);
+}
+
+int sotls_record_fatal(struct sotls_record *r, uint8_t desc, int err)
+{
+	return send_fatal(r, desc, err);
+}
+
+/* ---- opening ------------------------------------------------------------ */
+
+/*
+ * Opens the whole record at p (header included, frag_len body bytes) into
+ * out (p's ciphertext position, or the caller's buffer). Returns 0 or
+ * SOTLS_ERR_BAD_RECORD_MAC; on failure out holds only zeros.
+ */
+static int open_record(struct sotls_record *r, const uint8_t *p, size_t frag_len, uint8_t *out)
+{
+	size_t len = frag_len - SOTLS_REC_EXPLICIT_NONCE - SOTLS_REC_TAG;
+	const uint8_t *ct = p + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
+	uint8_t nonce[SOTLS_AEAD_NONCE_LEN], aad[13];
+
+	make_nonce(nonce, r->rx.salt, p + SOTLS_REC_HEADER);
+	make_aad(aad, r->rx.seq, p[0], len);
+	if (sotls_aead_open(&r->rx.aead, nonce, aad, sizeof(aad), ct, len, ct + len, out) != 0)
+		return SOTLS_ERR_BAD_RECORD_MAC;
+	return 0;
+}
+
+/* ---- the receive path --------------------------------------------------- */
+
+/* Checks a record header as soon as its 5 bytes are in. */
+static int check_header(struct sotls_record *r, const uint8_t *p, size_t *frag_len)
+{
+	size_t n = ((size_t)p[3] << 8) | p[4];
+
+	switch (p[0]) {
+	case SOTLS_CT_ALERT:
+	case SOTLS_CT_HANDSHAKE:
+	case SOTLS_CT_APPLICATION_DATA:
+		break;
+	default:
+		return send_fatal(r, SOTLS_ALERT_UNEXPECTED_MESSAGE, SOTLS_ERR_UNEXPECTED_MESSAGE);
+	}
+	if (p[1] != TLS12_MAJOR || p[2] != TLS12_MINOR)
+		return send_fatal(r, SOTLS_ALERT_PROTOCOL_VERSION, SOTLS_ERR_PROTOCOL_VERSION);
+	if (n > SOTLS_REC_MAX_CIPHERTEXT)
+		return send_fatal(r, SOTLS_ALERT_RECORD_OVERFLOW, SOTLS_ERR_RECORD_OVERFLOW);
+	if (n < SOTLS_REC_EXPLICIT_NONCE + SOTLS_REC_TAG)
+		return send_fatal(r, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
+	if (n - SOTLS_REC_EXPLICIT_NONCE - SOTLS_REC_TAG > SOTLS_REC_MAX_PLAINTEXT)
+		return send_fatal(r, SOTLS_ALERT_RECORD_OVERFLOW, SOTLS_ERR_RECORD_OVERFLOW);
+	*frag_len = n;
+	return 0;
+}
+
+/* A record that is not application data, already opened at pt. */
+static int handle_control(struct sotls_record *r, uint8_t type, const uint8_t *pt, size_t len)
+{
+	if (type == SOTLS_CT_ALERT) {
+		if (len != 2)
+			return send_fatal(r, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
+		r->peer_alert = pt[1];
+		if (pt[1] == SOTLS_ALERT_CLOSE_NOTIFY) {
+			r->rx_closed = true;
+			return 0;
+		}
+		if (pt[0] == SOTLS_ALERT_FATAL) {
+			/* The peer is gone; answering would be pointless. */
+			fail(r, SOTLS_ERR_PEER_ALERT);
+			r->tx_head = r->tx_tail = r->tx_pending = 0;
+			return r->err;
+		}
+		if (pt[0] != SOTLS_ALERT_WARNING)
+			return send_fatal(r, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
+		return 0; /* other warnings change nothing */
+	}
+	/* SOTLS_CT_HANDSHAKE: a HelloRequest or a renegotiating ClientHello. */
+	if (++r->reneg_refusals > SOTLS_REC_MAX_RENEG_REFUSALS)
+		return send_fatal(r, SOTLS_ALERT_UNEXPECTED_MESSAGE, SOTLS_ERR_RENEGOTIATION_REFUSED);
+	return send_alert(r, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION, 0);
+}
+
+/* Hands out opened plaintext that did not fit the caller's buffer before. */
+static size_t take_plain(struct sotls_record *r, uint8_t *buf, size_t len)
+{
+	size_t n = r->plain_len < len ? r->plain_len : len;
+	memcpy(buf, r->plain, n);
+	/* Consumed plaintext does not stay in the buffer. */
+	sotls_wipe(r->plain, n);
+	r->plain += n;
+	r->plain_len -= n;
+	return n;
+}
+
+/*
+ * Processes whole records already in the buffer, putting application data
+ * into buf. Returns the number of bytes delivered (possibly 0, with *more set
+ * if another read is needed), or an error.
+ */
+static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len, bool *need_read)
+{
+	size_t got = 0;
+
+	*need_read = false;
+	while (got < len && !r->rx_closed && r->err == 0) {
+		size_t avail = r->rx_tail - r->rx_head;
+		uint8_t *p = r->rxbuf + r->rx_head;
+		size_t frag_len = 0;
+
+		if (avail < SOTLS_REC_HEADER) {
+			*need_read = true;
+			break;
+		}
+		int rc = check_header(r, p, &frag_len);
+		if (rc != 0)
+			break;
+		if (avail < SOTLS_REC_HEADER + frag_len) {
+			*need_read = true;
+			break;
+		}
+		if (r->rx.seq == UINT64_MAX) {
+			send_fatal(r, SOTLS_ALERT_INTERNAL_ERROR, SOTLS_ERR_SEQUENCE_OVERFLOW);
+			break;
+		}
+
+		uint8_t type = p[0];
+		size_t pt_len = frag_len - SOTLS_REC_EXPLICIT_NONCE - SOTLS_REC_TAG;
+		uint8_t *in_place = p + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
+		/* Application data that fits goes straight to the caller. */
+		bool direct = type == SOTLS_CT_APPLICATION_DATA && pt_len <= len - got;
+		uint8_t *out = direct ? buf + got : in_place;
+
+		if (open_record(r, p, frag_len, out) != 0) {
+			send_fatal(r, SOTLS_ALERT_BAD_RECORD_MAC, SOTLS_ERR_BAD_RECORD_MAC);
+			break;
+		}
+		r->rx.seq++;
+		r->rx_records++;
+		r->rx_head += SOTLS_REC_HEADER + frag_len;
+
+		if (type == SOTLS_CT_APPLICATION_DATA) {
+			if (direct) {
+				got += pt_len;
+			} else {
+				r->plain = in_place;
+				r->plain_len = pt_len;
+				got += take_plain(r, buf + got, len - got);
+				break; /* the rest waits in plain */
+			}
+		} else {
+			rc = handle_control(r, type, in_place, pt_len);
+			sotls_wipe(in_place, pt_len);
+			if (rc != 0)
+				break;
+		}
+	}
+	if (r->rx_head == r->rx_tail && r->plain_len == 0)
+		r->rx_head = r->rx_tail = 0;
+	return (ssize_t)got;
+}
+
+/* One read into the free end of the buffer, after moving a partial record
+ * to the front if the end is too short for the longest record. */
+static int fill(struct sotls_record *r)
+{
+	if (r->rx_cap - r->rx_tail < MAX_RECORD && r->rx_head > 0) {
+		size_t keep = r->rx_tail - r->rx_head;
+		memmove(r->rxbuf, r->rxbuf + r->rx_head, keep);
+		r->rx_head = 0;
+		r->rx_tail = keep;
+	}
+	for (;;) {
+		ssize_t n = recv(r->fd, r->rxbuf + r->rx_tail, r->rx_cap - r->rx_tail, 0);
+		if (n > 0) {
+			r->rx_tail += (size_t)n;
+			return 0;
+		}
+		if (n == 0)
+			return fail(r, SOTLS_ERR_TRUNCATED);
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return SOTLS_WANT_READ;
+		r->sys_errno = errno;
+		return fail(r, SOTLS_ERR_SYSCALL);
+	}
+}
+
+ssize_t sotls_record_recv(struct sotls_record *r, uint8_t *buf, size_t len)
+{
+	if (buf == NULL || len == 0)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	if (r->plain_len > 0)
+		return (ssize_t)take_plain(r, buf, len);
+	if (r->err != 0)
+		return r->err;
+
+	for (;;) {
+		if (r->rx_closed)
+			return 0;
+		bool need_read;
+		ssize_t got = process_records(r, buf, len, &need_read);
+		/* Authenticated data goes out first; an error after it waits. */
+		if (got > 0)
+			return got;
+		if (r->err != 0)
+			return r->err;
+		if (!need_read)
+			continue; /* a control record only; look again */
+		int rc = fill(r);
+		if (rc != 0)
+			return rc;
+	}
+}
+
+/* ---- shutdown ------------------------------------------------------------ */
+
+int sotls_record_shutdown(struct sotls_record *r)
+{
+	if (r->err != 0)
+		return r->err;
+	if (!r->tx_closed) {
+		/* Records sealed for an unfinished send go first: they are
+		 * whole records, so the stream stays well-formed. */
+		uint8_t alert[2] = {SOTLS_ALERT_WARNING, SOTLS_ALERT_CLOSE_NOTIFY};
+		if (r->tx_tail + ALERT_RECORD > r->tx_cap)
+			return fail(r, SOTLS_ERR_INTERNAL);
+		int rc = seal_record(r, SOTLS_CT_ALERT, alert, sizeof(alert));
+		if (rc != 0)
+			return fail(r, rc);
+		r->sent_alert = SOTLS_ALERT_CLOSE_NOTIFY;
+		r->tx_closed = true;
+		r->tx_pending = 0;
+	}
+	return flush(r, 0);
+}

@@ -1,0 +1,133 @@
+/*
+ * The userspace TLS 1.2 record layer for AEAD suites (RFC 5246 6.2.3.3,
+ * RFC 5288, RFC 6209): one half-connection per direction, each with its own
+ * AEAD key, implicit salt and sequence number; one send buffer into which
+ * records are sealed back to back; one receive buffer that a single large
+ * read fills and in which records are opened in place.
+ *
+ * Record on the wire:
+ *   type(1) | version(2) = 03 03 | length(2) | explicit nonce(8) | ciphertext | tag(16)
+ * AEAD nonce = salt(4) || explicit nonce(8); we send the sequence number as
+ * the explicit nonce. AAD = seq(8) | type | version | plaintext length(2).
+ *
+ * All buffers are allocated once in sotls_record_init; nothing is allocated
+ * per record. Any fatal error is sticky: every later call returns it.
+ */
+#ifndef SOTLS_RECORD_H
+#define SOTLS_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "aead.h"
+
+#define SOTLS_REC_HEADER 5
+#define SOTLS_REC_EXPLICIT_NONCE 8
+#define SOTLS_REC_TAG SOTLS_AEAD_TAG_LEN
+#define SOTLS_REC_OVERHEAD (SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE + SOTLS_REC_TAG)
+#define SOTLS_REC_MAX_PLAINTEXT 16384
+/* Longest length field accepted (RFC 5246 6.2.3); longer is record_overflow. */
+#define SOTLS_REC_MAX_CIPHERTEXT (16384 + 2048)
+#define SOTLS_REC_SALT 4
+
+/* Records sealed per send batch, and the receive buffer in records. */
+#define SOTLS_REC_TX_BATCH 4
+#define SOTLS_REC_RX_RECORDS 4
+
+enum sotls_content_type {
+	SOTLS_CT_CHANGE_CIPHER_SPEC = 20,
+	SOTLS_CT_ALERT = 21,
+	SOTLS_CT_HANDSHAKE = 22,
+	SOTLS_CT_APPLICATION_DATA = 23,
+};
+
+enum sotls_alert_level {
+	SOTLS_ALERT_WARNING = 1,
+	SOTLS_ALERT_FATAL = 2,
+};
+
+enum sotls_alert_desc {
+	SOTLS_ALERT_CLOSE_NOTIFY = 0,
+	SOTLS_ALERT_UNEXPECTED_MESSAGE = 10,
+	SOTLS_ALERT_BAD_RECORD_MAC = 20,
+	SOTLS_ALERT_RECORD_OVERFLOW = 22,
+	SOTLS_ALERT_HANDSHAKE_FAILURE = 40,
+	SOTLS_ALERT_DECODE_ERROR = 50,
+	SOTLS_ALERT_PROTOCOL_VERSION = 70,
+	SOTLS_ALERT_INTERNAL_ERROR = 80,
+	SOTLS_ALERT_NO_RENEGOTIATION = 100,
+};
+
+/* Handshake records refused with no_renegotiation before we give up. */
+#define SOTLS_REC_MAX_RENEG_REFUSALS 8
+
+/* One direction: its AEAD, implicit salt and next sequence number. */
+struct sotls_half {
+	struct sotls_aead aead;
+	uint8_t salt[SOTLS_REC_SALT];
+	uint64_t seq;
+};
+
+struct sotls_record {
+	int fd;
+	int err;	 /* 0, or the sticky negative error */
+	int sys_errno;	 /* errno of a SOTLS_ERR_SYSCALL */
+	int peer_alert;	 /* last alert description from the peer, or -1 */
+	int sent_alert;	 /* last alert description we sent, or -1 */
+	bool rx_closed;	 /* the peer's close_notify arrived */
+	bool tx_closed;	 /* our close_notify is sealed */
+	unsigned reneg_refusals;
+
+	struct sotls_half tx, rx;
+	uint64_t tx_records, rx_records;
+
+	/* Send buffer: sealed records in [tx_head, tx_tail). tx_pending counts
+	 * the caller's plaintext bytes sealed there but not yet reported. */
+	uint8_t *txbuf;
+	size_t tx_cap, tx_head, tx_tail, tx_pending;
+
+	/* Receive buffer: unparsed bytes in [rx_head, rx_tail); opened
+	 * plaintext not yet handed out in [plain, plain + plain_len). */
+	uint8_t *rxbuf;
+	size_t rx_cap, rx_head, rx_tail;
+	uint8_t *plain;
+	size_t plain_len;
+
+	void *mem; /* the one allocation behind txbuf and rxbuf */
+};
+
+/* The keys and state of one direction, as the handshake hands them over. */
+struct sotls_rec_keys {
+	const uint8_t *key; /* sotls_aead_key_len(alg) bytes */
+	const uint8_t *salt; /* SOTLS_REC_SALT bytes */
+	uint64_t seq;	/* next sequence number */
+};
+
+/*
+ * Sets up both directions on fd. initial/initial_len: bytes already read from
+ * the socket that belong to the record stream (normally none). Returns 0,
+ * SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ERR_INVALID_ARGUMENT or SOTLS_ERR_UNSUPPORTED.
+ */
+int sotls_record_init(struct sotls_record *r, int fd, enum sotls_aead_alg alg,
+		      const struct sotls_rec_keys *tx, const struct sotls_rec_keys *rx,
+		      const uint8_t *initial, size_t initial_len);
+
+/* Wipes keys and buffers and frees them. */
+void sotls_record_free(struct sotls_record *r);
+
+/* See sotls_send in sotls.h for the contract. */
+ssize_t sotls_record_send(struct sotls_record *r, const uint8_t *buf, size_t len);
+
+/* See sotls_recv in sotls.h for the contract; len must be > 0. */
+ssize_t sotls_record_recv(struct sotls_record *r, uint8_t *buf, size_t len);
+
+/* Sends a fatal alert (best effort, never blocks) and fails the
+ * connection with err. Returns the sticky error. */
+int sotls_record_fatal(struct sotls_record *r, uint8_t desc, int err);
+
+/* Seals close_notify (once) and flushes. 0 or SOTLS_WANT_WRITE or an error. */
+int sotls_record_shutdown(struct sotls_record *r);
+
+#endif

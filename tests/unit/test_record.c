@@ -1,0 +1,710 @@
+/*
+ * The userspace record layer (lib/record): framing across every split point,
+ * each malformed or hostile input with its alert and error and no plaintext
+ * released, sequence numbers, close_notify, renegotiation refusal, partial
+ * writes. Two record layers talk over a non-blocking socketpair; "raw"
+ * records are sealed by hand with the AEAD to make hostile input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "record.h"
+#include "sotls.h"
+#include "util.h"
+
+static const uint8_t K_AB[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+				 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
+static const uint8_t K_BA[32] = {0xa1, 0xb2, 0xc3, 0xd4, 0xe5, 0xf6, 0x07, 0x18,
+				 0x29, 0x3a, 0x4b, 0x5c, 0x6d, 0x7e, 0x8f, 0x90,
+				 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88,
+				 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff, 0x01};
+static const uint8_t S_AB[4] = {0xde, 0xad, 0xbe, 0xef};
+static const uint8_t S_BA[4] = {0x01, 0x23, 0x45, 0x67};
+
+/* A talks to B: A sends with (K_AB, S_AB), B sends with (K_BA, S_BA). */
+struct pair {
+	int fd[2];
+	struct sotls_record a, b;
+	enum sotls_aead_alg alg;
+};
+
+static void set_nonblock(int fd)
+{
+	assert_int_equal(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
+}
+
+static void pair_open(struct pair *p, enum sotls_aead_alg alg, uint64_t seq_ab, uint64_t seq_ba)
+{
+	memset(p, 0, sizeof(*p));
+	p->alg = alg;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p->fd), 0);
+	set_nonblock(p->fd[0]);
+	set_nonblock(p->fd[1]);
+	struct sotls_rec_keys ab = {K_AB, S_AB, seq_ab}, ba = {K_BA, S_BA, seq_ba};
+	assert_int_equal(sotls_record_init(&p->a, p->fd[0], alg, &ab, &ba, NULL, 0), 0);
+	assert_int_equal(sotls_record_init(&p->b, p->fd[1], alg, &ba, &ab, NULL, 0), 0);
+}
+
+static void pair_close(struct pair *p)
+{
+	sotls_record_free(&p->a);
+	sotls_record_free(&p->b);
+	if (p->fd[0] >= 0)
+		close(p->fd[0]);
+	if (p->fd[1] >= 0)
+		close(p->fd[1]);
+}
+
+static uint8_t *pattern(size_t len, uint8_t seed)
+{
+	uint8_t *d = malloc(len ? len : 1);
+	assert_non_null(d);
+	uint32_t x = 0x9e3779b9u * (seed + 1u);
+	for (size_t i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		d[i] = (uint8_t)x;
+	}
+	return d;
+}
+
+/* Moves len bytes from one record layer to the other, both non-blocking,
+ * interleaving sends and receives; checks the result. */
+static void pump(struct sotls_record *tx, struct sotls_record *rx, const uint8_t *data, size_t len,
+		 size_t recv_chunk)
+{
+	uint8_t *got = malloc(len + 1);
+	uint8_t *chunk = malloc(recv_chunk);
+	size_t sent = 0, recvd = 0;
+	int idle = 0;
+
+	assert_non_null(got);
+	assert_non_null(chunk);
+	while (recvd < len) {
+		int progress = 0;
+		if (sent < len) {
+			ssize_t n = sotls_record_send(tx, data + sent, len - sent);
+			if (n > 0) {
+				sent += (size_t)n;
+				progress = 1;
+			} else {
+				assert_int_equal(n, SOTLS_WANT_WRITE);
+			}
+		}
+		ssize_t n = sotls_record_recv(rx, chunk, recv_chunk);
+		if (n > 0) {
+			assert_true(recvd + (size_t)n <= len);
+			memcpy(got + recvd, chunk, (size_t)n);
+			recvd += (size_t)n;
+			progress = 1;
+		} else {
+			assert_int_equal(n, SOTLS_WANT_READ);
+		}
+		idle = progress ? 0 : idle + 1;
+		assert_true(idle < 1000);
+	}
+	assert_memory_equal(got, data, len);
+	free(got);
+	free(chunk);
+}
+
+/* ---- hand-made records ---- */
+
+/* Seals a record as the peer with (key, salt) would; returns its length.
+ * len_override >= 0 replaces the length field. */
+static size_t craft(uint8_t *out, enum sotls_aead_alg alg, const uint8_t *key, const uint8_t *salt,
+		    uint64_t seq, uint64_t explicit_nonce, uint8_t type, uint16_t version,
+		    const uint8_t *pt, size_t len)
+{
+	struct sotls_aead a;
+	uint8_t nonce[12], aad[13];
+
+	assert_int_equal(sotls_aead_init(&a, alg, key, sotls_aead_key_len(alg)), 0);
+	size_t frag = 8 + len + 16;
+	out[0] = type;
+	out[1] = (uint8_t)(version >> 8);
+	out[2] = (uint8_t)version;
+	out[3] = (uint8_t)(frag >> 8);
+	out[4] = (uint8_t)frag;
+	sotls_store_be64(out + 5, explicit_nonce);
+	memcpy(nonce, salt, 4);
+	memcpy(nonce + 4, out + 5, 8);
+	sotls_store_be64(aad, seq);
+	aad[8] = type;
+	aad[9] = 3;
+	aad[10] = 3;
+	aad[11] = (uint8_t)(len >> 8);
+	aad[12] = (uint8_t)len;
+	assert_int_equal(sotls_aead_seal(&a, nonce, aad, 13, pt, len, out + 13, out + 13 + len), 0);
+	sotls_aead_clear(&a);
+	return 5 + frag;
+}
+
+/* A record from B's side toward A (B's key, B's salt). */
+static size_t craft_ba(uint8_t *out, uint64_t seq, uint8_t type, const uint8_t *pt, size_t len)
+{
+	return craft(out, SOTLS_AEAD_ARIA_128_GCM, K_BA, S_BA, seq, seq, type, 0x0303, pt, len);
+}
+
+static void write_all(int fd, const uint8_t *d, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, d, len);
+		assert_true(n > 0);
+		d += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Reads one record sent by A toward B and opens it with A's key. Returns
+ * the plaintext length, fills type and pt. */
+static size_t read_from_a(int fd, uint64_t seq, uint8_t *type, uint8_t *pt)
+{
+	uint8_t buf[SOTLS_REC_HEADER + SOTLS_REC_MAX_CIPHERTEXT];
+	size_t have = 0, need = 5;
+	while (have < need) {
+		ssize_t n = read(fd, buf + have, need - have);
+		assert_true(n > 0);
+		have += (size_t)n;
+		if (have == 5)
+			need = 5 + (((size_t)buf[3] << 8) | buf[4]);
+	}
+	size_t len = need - 5 - 8 - 16;
+	struct sotls_aead a;
+	uint8_t nonce[12], aad[13];
+	assert_int_equal(sotls_aead_init(&a, SOTLS_AEAD_ARIA_128_GCM, K_AB, 16), 0);
+	memcpy(nonce, S_AB, 4);
+	memcpy(nonce + 4, buf + 5, 8);
+	assert_int_equal(sotls_load_be64(buf + 5), seq); /* explicit nonce = seq */
+	sotls_store_be64(aad, seq);
+	aad[8] = buf[0];
+	aad[9] = 3;
+	aad[10] = 3;
+	aad[11] = (uint8_t)(len >> 8);
+	aad[12] = (uint8_t)len;
+	assert_int_equal(sotls_aead_open(&a, nonce, aad, 13, buf + 13, len, buf + 13 + len, pt), 0);
+	sotls_aead_clear(&a);
+	*type = buf[0];
+	return len;
+}
+
+/* Expects A to have sent exactly one alert (level, desc) at seq. */
+static void expect_alert_from_a(struct pair *p, uint64_t seq, uint8_t level, uint8_t desc)
+{
+	uint8_t type, pt[SOTLS_REC_MAX_CIPHERTEXT];
+	size_t n = read_from_a(p->fd[1], seq, &type, pt);
+	assert_int_equal(type, SOTLS_CT_ALERT);
+	assert_int_equal(n, 2);
+	assert_int_equal(pt[0], level);
+	assert_int_equal(pt[1], desc);
+}
+
+static void expect_nothing_from_a(struct pair *p)
+{
+	uint8_t b;
+	assert_int_equal(read(p->fd[1], &b, 1), -1);
+	assert_int_equal(errno, EAGAIN);
+}
+
+/* ---- tests ---- */
+
+static void test_roundtrip_sizes(void **state)
+{
+	(void)state;
+	static const size_t sizes[] = {1, 2, 15, 16, 17, 100, 16383, 16384, 16385, 65536, 100001,
+				       1 << 20};
+	for (int alg = SOTLS_AEAD_ARIA_128_GCM; alg <= SOTLS_AEAD_ARIA_256_GCM; alg++) {
+		struct pair p;
+		pair_open(&p, (enum sotls_aead_alg)alg, 1, 1);
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			uint8_t *d = pattern(sizes[i], (uint8_t)i);
+			pump(&p.a, &p.b, d, sizes[i], 65536);
+			pump(&p.b, &p.a, d, sizes[i], 7); /* tiny reads: buffered plaintext */
+			free(d);
+		}
+		pair_close(&p);
+	}
+}
+
+static void test_records_are_full_and_seq_advances(void **state)
+{
+	(void)state;
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 5, 9);
+	uint8_t *d = pattern(3 * 16384 + 10, 1);
+	/* 3 full records + 1 short one, in one call. */
+	assert_int_equal(sotls_record_send(&p.a, d, 3 * 16384 + 10), 3 * 16384 + 10);
+	assert_int_equal(p.a.tx.seq, 5 + 4);
+	uint8_t type, pt[SOTLS_REC_MAX_CIPHERTEXT];
+	for (uint64_t i = 0; i < 4; i++) {
+		size_t n = read_from_a(p.fd[1], 5 + i, &type, pt);
+		assert_int_equal(type, SOTLS_CT_APPLICATION_DATA);
+		assert_int_equal(n, i < 3 ? 16384 : 10);
+		assert_memory_equal(pt, d + i * 16384, n);
+	}
+	free(d);
+	pair_close(&p);
+}
+
+static void test_many_records_one_read(void **state)
+{
+	(void)state;
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	uint8_t msg[10][100];
+	for (int i = 0; i < 10; i++) {
+		memset(msg[i], 'a' + i, 100);
+		assert_int_equal(sotls_record_send(&p.a, msg[i], 100), 100);
+	}
+	uint8_t buf[4096];
+	ssize_t n = sotls_record_recv(&p.b, buf, sizeof(buf));
+	assert_int_equal(n, 1000); /* all ten records from one read */
+	assert_memory_equal(buf, msg, 1000);
+	assert_int_equal(p.b.rx.seq, 11);
+	assert_int_equal(p.b.rx_records, 10);
+	pair_close(&p);
+}
+
+/* Every split point of a stream of three records, plus 1-byte delivery. */
+static void test_every_split_point(void **state)
+{
+	(void)state;
+	static const size_t lens[] = {1, 300, 16384};
+	uint8_t *stream = malloc(3 * (16384 + 29));
+	uint8_t *expect = malloc(1 + 300 + 16384);
+	size_t slen = 0, elen = 0;
+	for (int i = 0; i < 3; i++) {
+		uint8_t *d = pattern(lens[i], (uint8_t)(10 + i));
+		slen += craft_ba(stream + slen, 1 + (uint64_t)i, SOTLS_CT_APPLICATION_DATA, d,
+				 lens[i]);
+		memcpy(expect + elen, d, lens[i]);
+		elen += lens[i];
+		free(d);
+	}
+	uint8_t *got = malloc(elen);
+
+	for (size_t split = 0; split <= slen; split++) {
+		int fd[2];
+		struct sotls_record r;
+		struct sotls_rec_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 1};
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+		set_nonblock(fd[0]);
+		assert_int_equal(sotls_record_init(&r, fd[0], SOTLS_AEAD_ARIA_128_GCM, &tx, &rx,
+						   NULL, 0), 0);
+		size_t have = 0;
+		write_all(fd[1], stream, split);
+		while (have < elen) {
+			ssize_t n = sotls_record_recv(&r, got + have, elen - have);
+			if (n == SOTLS_WANT_READ)
+				break;
+			assert_true(n > 0);
+			have += (size_t)n;
+		}
+		/* Only whole records may have come out. */
+		assert_true(have == 0 || have == 1 || have == 301 || have == elen);
+		write_all(fd[1], stream + split, slen - split);
+		while (have < elen) {
+			ssize_t n = sotls_record_recv(&r, got + have, elen - have);
+			assert_true(n > 0);
+			have += (size_t)n;
+		}
+		assert_memory_equal(got, expect, elen);
+		assert_int_equal(sotls_record_recv(&r, got, 1), SOTLS_WANT_READ);
+		sotls_record_free(&r);
+		close(fd[0]);
+		close(fd[1]);
+	}
+
+	/* One byte at a time. */
+	{
+		int fd[2];
+		struct sotls_record r;
+		struct sotls_rec_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 1};
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+		set_nonblock(fd[0]);
+		assert_int_equal(sotls_record_init(&r, fd[0], SOTLS_AEAD_ARIA_128_GCM, &tx, &rx,
+						   NULL, 0), 0);
+		size_t have = 0;
+		for (size_t i = 0; i < slen; i++) {
+			write_all(fd[1], stream + i, 1);
+			ssize_t n = sotls_record_recv(&r, got + have, elen - have);
+			if (n == SOTLS_WANT_READ)
+				continue;
+			assert_true(n > 0);
+			have += (size_t)n;
+		}
+		assert_int_equal(have, elen);
+		assert_memory_equal(got, expect, elen);
+		sotls_record_free(&r);
+		close(fd[0]);
+		close(fd[1]);
+	}
+	free(stream);
+	free(expect);
+	free(got);
+}
+
+/* The peer may choose any explicit nonce; the AAD uses our sequence number. */
+static void test_explicit_nonce_from_wire(void **state)
+{
+	(void)state;
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	uint8_t rec[200], buf[64];
+	size_t n = craft(rec, SOTLS_AEAD_ARIA_128_GCM, K_BA, S_BA, 1, 0x1122334455667788ull,
+			 SOTLS_CT_APPLICATION_DATA, 0x0303, (const uint8_t *)"hello", 5);
+	write_all(p.fd[1], rec, n);
+	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 5);
+	assert_memory_equal(buf, "hello", 5);
+	pair_close(&p);
+}
+
+/* A record with a bad tag: bad_record_mac, nothing released, fail closed. */
+static void test_bad_tag(void **state)
+{
+	(void)state;
+	for (int where = 0; where < 3; where++) {
+		struct pair p;
+		pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+		uint8_t rec[2][300], buf[600];
+		size_t n0 = craft_ba(rec[0], 1, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"good", 4);
+		size_t n1 = craft_ba(rec[1], 2, SOTLS_CT_APPLICATION_DATA,
+				     (const uint8_t *)"secret!!", 8);
+		/* corrupt: the ciphertext, the tag, or the explicit nonce */
+		size_t at = where == 0 ? 13 : where == 1 ? n1 - 1 : 6;
+		rec[1][at] ^= 0x40;
+		write_all(p.fd[1], rec[0], n0);
+		write_all(p.fd[1], rec[1], n1);
+		memset(buf, 0x55, sizeof(buf));
+		/* The good record comes out, then the failure. */
+		assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 4);
+		assert_memory_equal(buf, "good", 4);
+		memset(buf, 0x55, sizeof(buf));
+		assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), SOTLS_ERR_BAD_RECORD_MAC);
+		for (size_t i = 0; i < sizeof(buf); i++)
+			if (buf[i] != 0x55 && buf[i] != 0)
+				fail_msg("unauthenticated byte released at %zu", i);
+		expect_alert_from_a(&p, 1, SOTLS_ALERT_FATAL, SOTLS_ALERT_BAD_RECORD_MAC);
+		/* Closed for good, both ways. */
+		assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), SOTLS_ERR_BAD_RECORD_MAC);
+		assert_int_equal(sotls_record_send(&p.a, buf, 10), SOTLS_ERR_BAD_RECORD_MAC);
+		expect_nothing_from_a(&p);
+		pair_close(&p);
+	}
+}
+
+/* A record sealed under the wrong sequence number fails authentication. */
+static void test_replay_or_reorder(void **state)
+{
+	(void)state;
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	uint8_t rec[2][100], buf[64];
+	size_t n0 = craft_ba(rec[0], 1, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"one", 3);
+	write_all(p.fd[1], rec[0], n0);
+	write_all(p.fd[1], rec[0], n0); /* replayed */
+	assert_int_equal(sotls_record_recv(&p.a, buf, 3), 3);
+	assert_int_equal(sotls_record_recv(&p.a, buf, 3), SOTLS_ERR_BAD_RECORD_MAC);
+	(void)rec[1];
+	pair_close(&p);
+}
+
+static void expect_header_error(const uint8_t hdr[5], int err, uint8_t desc)
+{
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	uint8_t buf[64];
+	write_all(p.fd[1], hdr, 5);
+	/* Refused as soon as the header is in: no wait for the body. */
+	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), err);
+	expect_alert_from_a(&p, 1, SOTLS_ALERT_FATAL, desc);
+	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), err);
+	pair_close(&p);
+}
+
+static void test_bad_headers(void **state)
+{
+	(void)state;
+	size_t max = SOTLS_REC_MAX_CIPHERTEXT;
+	/* longer than 2^14 + 2048 */
+	uint8_t over[5] = {23, 3, 3, (uint8_t)((max + 1) >> 8), (uint8_t)(max + 1)};
+	expect_header_error(over, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW);
+	/* within 2^14 + 2048 but the plaintext would exceed 2^14 */
+	size_t big = 16384 + 24 + 1;
+	uint8_t over_pt[5] = {23, 3, 3, (uint8_t)(big >> 8), (uint8_t)big};
+	expect_header_error(over_pt, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW);
+	/* too short for explicit nonce + tag */
+	uint8_t shorty[5] = {23, 3, 3, 0, 23};
+	expect_header_error(shorty, SOTLS_ERR_DECODE, SOTLS_ALERT_DECODE_ERROR);
+	/* ChangeCipherSpec after the handshake, and an unknown type */
+	uint8_t ccs[5] = {20, 3, 3, 0, 1};
+	expect_header_error(ccs, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ALERT_UNEXPECTED_MESSAGE);
+	uint8_t unknown[5] = {99, 3, 3, 0, 40};
+	expect_header_error(unknown, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ALERT_UNEXPECTED_MESSAGE);
+	/* another protocol version */
+	uint8_t ver[5] = {23, 3, 1, 0, 40};
+	expect_header_error(ver, SOTLS_ERR_PROTOCOL_VERSION, SOTLS_ALERT_PROTOCOL_VERSION);
+}
+
+static void test_largest_record_accepted(void **state)
+{
+	(void)state;
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	uint8_t *d = pattern(16384, 3), *rec = malloc(16384 + 29), *buf = malloc(20000);
+	size_t n = craft_ba(rec, 1, SOTLS_CT_APPLICATION_DATA, d, 16384);
+	write_all(p.fd[1], rec, n);
+	assert_int_equal(sotls_record_recv(&p.a, buf, 20000), 16384);
+	assert_memory_equal(buf, d, 16384);
+	free(d);
+	free(rec);
+	free(buf);
+	pair_close(&p);
+}
+
+static void test_malformed_alert(void **state)
+{
+	(void)state;
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	uint8_t rec[100], buf[16];
+	size_t n = craft_ba(rec, 1, SOTLS_CT_ALERT, (const uint8_t *)"\x01\x00\x00", 3);
+	write_all(p.fd[1], rec, n);
+	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), SOTLS_ERR_DECODE);
+	expect_alert_from_a(&p, 1, SOTLS_ALERT_FATAL, SOTLS_ALERT_DECODE_ERROR);
+	pair_close(&p);
+}
+
+static void test_close_notify(void **state)
+{
+	(void)state;
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	uint8_t buf[64];
+	assert_int_equal(sotls_record_send(&p.b, (const uint8_t *)"last words", 10), 10);
+	assert_int_equal(sotls_record_shutdown(&p.b), 0);
+	assert_int_equal(sotls_record_send(&p.b, buf, 1), SOTLS_ERR_CLOSED);
+	/* Data first, then 0 for good. */
+	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 10);
+	assert_memory_equal(buf, "last words", 10);
+	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 0);
+	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 0);
+	assert_int_equal(p.a.peer_alert, SOTLS_ALERT_CLOSE_NOTIFY);
+	/* A may still send (half-close), then close too. */
+	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"bye", 3), 3);
+	assert_int_equal(sotls_record_shutdown(&p.a), 0);
+	assert_int_equal(sotls_record_recv(&p.b, buf, sizeof(buf)), 3);
+	assert_int_equal(sotls_record_recv(&p.b, buf, sizeof(buf)), 0);
+	pair_close(&p);
+}
+
+static void test_truncation(void **state)
+{
+	(void)state;
+	uint8_t buf[64];
+	/* EOF at a record boundary without close_notify */
+	{
+		struct pair p;
+		pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+		assert_int_equal(sotls_record_send(&p.b, (const uint8_t *)"data", 4), 4);
+		shutdown(p.fd[1], SHUT_WR);
+		assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 4);
+		assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), SOTLS_ERR_TRUNCATED);
+		assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), SOTLS_ERR_TRUNCATED);
+		pair_close(&p);
+	}
+	/* EOF inside a record */
+	{
+		struct pair p;
+		pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+		uint8_t rec[100];
+		size_t n = craft_ba(rec, 1, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"partial", 7);
+		write_all(p.fd[1], rec, n - 3);
+		shutdown(p.fd[1], SHUT_WR);
+		assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), SOTLS_ERR_TRUNCATED);
+		pair_close(&p);
+	}
+}
+
+static void test_peer_alerts(void **state)
+{
+	(void)state;
+	uint8_t rec[3][100], buf[64];
+	/* a fatal alert: distinct error, nothing sent back */
+	{
+		struct pair p;
+		pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+		size_t n = craft_ba(rec[0], 1, SOTLS_CT_ALERT, (const uint8_t *)"\x02\x28", 2);
+		write_all(p.fd[1], rec[0], n);
+		assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), SOTLS_ERR_PEER_ALERT);
+		assert_int_equal(p.a.peer_alert, 40);
+		expect_nothing_from_a(&p);
+		assert_int_equal(sotls_record_send(&p.a, buf, 1), SOTLS_ERR_PEER_ALERT);
+		pair_close(&p);
+	}
+	/* a warning (user_canceled) and an empty record change nothing */
+	{
+		struct pair p;
+		pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+		size_t n0 = craft_ba(rec[0], 1, SOTLS_CT_ALERT, (const uint8_t *)"\x01\x5a", 2);
+		size_t n1 = craft_ba(rec[1], 2, SOTLS_CT_APPLICATION_DATA, NULL, 0);
+		size_t n2 = craft_ba(rec[2], 3, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"ok", 2);
+		write_all(p.fd[1], rec[0], n0);
+		write_all(p.fd[1], rec[1], n1);
+		write_all(p.fd[1], rec[2], n2);
+		assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 2);
+		assert_memory_equal(buf, "ok", 2);
+		assert_int_equal(p.a.peer_alert, 90);
+		pair_close(&p);
+	}
+}
+
+/* HelloRequest / ClientHello after the handshake: no_renegotiation warning,
+ * the stream goes on; too many attempts end it. */
+static void test_renegotiation_refused(void **state)
+{
+	(void)state;
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	uint8_t rec[2][100], buf[64];
+	static const uint8_t hello_request[4] = {0, 0, 0, 0};
+	size_t n0 = craft_ba(rec[0], 1, SOTLS_CT_HANDSHAKE, hello_request, 4);
+	size_t n1 = craft_ba(rec[1], 2, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"after", 5);
+	write_all(p.fd[1], rec[0], n0);
+	write_all(p.fd[1], rec[1], n1);
+	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 5);
+	assert_memory_equal(buf, "after", 5);
+	expect_alert_from_a(&p, 1, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION);
+	/* Data still flows A -> B, after the alert in sequence. */
+	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"x", 1), 1);
+	uint8_t type, pt[64];
+	assert_int_equal(read_from_a(p.fd[1], 2, &type, pt), 1);
+
+	/* Persisting is fatal. */
+	uint64_t seq = 3;
+	for (unsigned i = 1; i <= SOTLS_REC_MAX_RENEG_REFUSALS; i++) {
+		size_t n = craft_ba(rec[0], seq++, SOTLS_CT_HANDSHAKE, hello_request, 4);
+		write_all(p.fd[1], rec[0], n);
+	}
+	int rc;
+	do
+		rc = (int)sotls_record_recv(&p.a, buf, sizeof(buf));
+	while (rc == SOTLS_WANT_READ);
+	assert_int_equal(rc, SOTLS_ERR_RENEGOTIATION_REFUSED);
+	pair_close(&p);
+}
+
+static void test_sequence_never_wraps(void **state)
+{
+	(void)state;
+	struct pair p;
+	uint8_t buf[16];
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, UINT64_MAX - 2, 1);
+	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"a", 1), 1);
+	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"b", 1), 1);
+	assert_int_equal(p.a.tx.seq, UINT64_MAX);
+	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"c", 1), SOTLS_ERR_SEQUENCE_OVERFLOW);
+	assert_int_equal(sotls_record_recv(&p.b, buf, 1), 1);
+	assert_int_equal(sotls_record_recv(&p.b, buf, 1), 1);
+	assert_int_equal(p.b.rx.seq, UINT64_MAX);
+	pair_close(&p);
+
+	/* the receiving side refuses a record at the last value */
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	p.a.rx.seq = UINT64_MAX;
+	uint8_t rec[100];
+	size_t n = craft_ba(rec, UINT64_MAX, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"z", 1);
+	write_all(p.fd[1], rec, n);
+	assert_int_equal(sotls_record_recv(&p.a, buf, 1), SOTLS_ERR_SEQUENCE_OVERFLOW);
+	pair_close(&p);
+}
+
+/* A socket that takes little at a time: sends resume where they stopped,
+ * nothing is sealed twice, nothing reordered. */
+static void test_partial_writes_resume(void **state)
+{
+	(void)state;
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_256_GCM, 1, 1);
+	int small = 4096;
+	setsockopt(p.fd[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	setsockopt(p.fd[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	size_t len = 3 * 1000 * 1000 + 7;
+	uint8_t *d = pattern(len, 42);
+	uint64_t seq0 = p.a.tx.seq;
+	pump(&p.a, &p.b, d, len, 3000);
+	/* exactly the records needed: ceil(len / 2^14), no resealing */
+	assert_int_equal(p.a.tx.seq - seq0, (len + 16383) / 16384);
+	assert_int_equal(p.b.rx.seq, p.a.tx.seq);
+
+	/* WANT_WRITE while bytes are sealed: a shorter retry is refused. */
+	uint8_t *big = pattern(1 << 20, 7);
+	ssize_t n;
+	size_t sent = 0;
+	while ((n = sotls_record_send(&p.a, big + sent, (1 << 20) - sent)) > 0)
+		sent += (size_t)n;
+	assert_int_equal(n, SOTLS_WANT_WRITE);
+	if (p.a.tx_pending > 1)
+		assert_int_equal(sotls_record_send(&p.a, big + sent, 1), SOTLS_ERR_INVALID_ARGUMENT);
+	free(big);
+	free(d);
+	pair_close(&p);
+}
+
+static void test_initial_bytes_and_args(void **state)
+{
+	(void)state;
+	int fd[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+	set_nonblock(fd[0]);
+	uint8_t rec[100], buf[16];
+	size_t n = craft_ba(rec, 7, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"early", 5);
+	struct sotls_record r;
+	struct sotls_rec_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 7};
+	/* bytes already read (e.g. by a handshake library) are consumed first */
+	assert_int_equal(sotls_record_init(&r, fd[0], SOTLS_AEAD_ARIA_128_GCM, &tx, &rx, rec, n), 0);
+	assert_int_equal(sotls_record_recv(&r, buf, sizeof(buf)), 5);
+	assert_memory_equal(buf, "early", 5);
+	assert_int_equal(sotls_record_recv(&r, buf, 0), SOTLS_ERR_INVALID_ARGUMENT);
+	sotls_record_free(&r);
+	struct sotls_rec_keys bad = {NULL, S_AB, 1};
+	assert_int_equal(sotls_record_init(&r, fd[0], SOTLS_AEAD_ARIA_128_GCM, &bad, &rx, NULL, 0),
+			 SOTLS_ERR_INVALID_ARGUMENT);
+	close(fd[0]);
+	close(fd[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip_sizes),
+		cmocka_unit_test(test_records_are_full_and_seq_advances),
+		cmocka_unit_test(test_many_records_one_read),
+		cmocka_unit_test(test_every_split_point),
+		cmocka_unit_test(test_explicit_nonce_from_wire),
+		cmocka_unit_test(test_bad_tag),
+		cmocka_unit_test(test_replay_or_reorder),
+		cmocka_unit_test(test_bad_headers),
+		cmocka_unit_test(test_largest_record_accepted),
+		cmocka_unit_test(test_malformed_alert),
+		cmocka_unit_test(test_close_notify),
+		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_peer_alerts),
+		cmocka_unit_test(test_renegotiation_refused),
+		cmocka_unit_test(test_sequence_never_wraps),
+		cmocka_unit_test(test_partial_writes_resume),
+		cmocka_unit_test(test_initial_bytes_and_args),
+	};
+	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
+}
