@@ -1,7 +1,7 @@
 /*
- * sotls-bench-aead: ARIA-128-GCM and ARIA-256-GCM seal/open throughput on one
- * core, for every sotls implementation level this CPU supports, OpenSSL (EVP)
- * and mbedTLS, all measured in the same run.
+ * sotls-bench-aead: ARIA-128-GCM, ARIA-256-GCM, AES-128-GCM and AES-256-GCM
+ * seal/open throughput on one core, for every sotls implementation level this
+ * CPU supports, OpenSSL (EVP) and mbedTLS, all measured in the same run.
  *
  * Method. Every record carries a 13-byte AAD, as in TLS 1.2, and is sealed or
  * opened out of place with a 12-byte nonce and a 16-byte tag. Each cell
@@ -41,6 +41,12 @@
 
 #define AAD_LEN 13 /* TLS 1.2: seq_num(8) + type(1) + version(2) + length(2) */
 #define MAX_ITEMS 32
+
+/* Table order; --cipher selects among them. */
+static const enum sotls_aead_alg ALGS[] = {SOTLS_AEAD_ARIA_128_GCM, SOTLS_AEAD_ARIA_256_GCM,
+					   SOTLS_AEAD_AES_128_GCM, SOTLS_AEAD_AES_256_GCM};
+#define N_ALGS (sizeof(ALGS) / sizeof(ALGS[0]))
+#define ALG_SLOTS 5 /* enum sotls_aead_alg values are 1..4 */
 
 enum kind { K_SOTLS, K_OPENSSL, K_MBEDTLS };
 enum op { OP_SEAL, OP_OPEN };
@@ -122,6 +128,21 @@ static void *xalloc(size_t n)
 
 /* ------------------------------------------------------------- engines */
 
+static const EVP_CIPHER *ossl_cipher(enum sotls_aead_alg alg)
+{
+	switch (alg) {
+	case SOTLS_AEAD_ARIA_128_GCM:
+		return EVP_aria_128_gcm();
+	case SOTLS_AEAD_ARIA_256_GCM:
+		return EVP_aria_256_gcm();
+	case SOTLS_AEAD_AES_128_GCM:
+		return EVP_aes_128_gcm();
+	case SOTLS_AEAD_AES_256_GCM:
+		return EVP_aes_256_gcm();
+	}
+	return NULL;
+}
+
 static int engine_init(struct engine *e, const struct impl *impl, enum sotls_aead_alg alg,
 		       const uint8_t *key)
 {
@@ -134,8 +155,7 @@ static int engine_init(struct engine *e, const struct impl *impl, enum sotls_aea
 	case K_SOTLS:
 		return sotls_aead_init_level(&e->aead, alg, key, key_len, impl->level);
 	case K_OPENSSL: {
-		const EVP_CIPHER *c =
-			alg == SOTLS_AEAD_ARIA_128_GCM ? EVP_aria_128_gcm() : EVP_aria_256_gcm();
+		const EVP_CIPHER *c = ossl_cipher(alg);
 		e->enc = EVP_CIPHER_CTX_new();
 		e->dec = EVP_CIPHER_CTX_new();
 		if (c == NULL || e->enc == NULL || e->dec == NULL ||
@@ -144,10 +164,13 @@ static int engine_init(struct engine *e, const struct impl *impl, enum sotls_aea
 			return -1;
 		return 0;
 	}
-	case K_MBEDTLS:
+	case K_MBEDTLS: {
+		const int aes = alg == SOTLS_AEAD_AES_128_GCM || alg == SOTLS_AEAD_AES_256_GCM;
+
 		mbedtls_gcm_init(&e->gcm);
-		return mbedtls_gcm_setkey(&e->gcm, MBEDTLS_CIPHER_ID_ARIA, key,
-					  (unsigned)(key_len * 8));
+		return mbedtls_gcm_setkey(&e->gcm, aes ? MBEDTLS_CIPHER_ID_AES : MBEDTLS_CIPHER_ID_ARIA,
+					  key, (unsigned)(key_len * 8));
+	}
 	}
 	return -1;
 }
@@ -302,7 +325,7 @@ struct options {
 	int json, pin;
 	size_t sizes[MAX_ITEMS];
 	size_t n_sizes;
-	int alg[3];		/* indexed by enum sotls_aead_alg */
+	int alg[ALG_SLOTS];	/* indexed by enum sotls_aead_alg */
 	int op[2];		/* indexed by enum op */
 	const char *impls[MAX_ITEMS]; /* name filters; none = all */
 	size_t n_impls;
@@ -315,7 +338,8 @@ static void usage(FILE *f)
 		"  --seconds S      measuring time per cell, split over the rounds (default 0.3)\n"
 		"  --rounds N       slices per cell; the best is kept (default 3)\n"
 		"  --size LIST      record sizes in bytes, comma separated (default 64,1500,16384)\n"
-		"  --cipher LIST    ARIA-128-GCM, ARIA-256-GCM (or 128, 256; default both)\n"
+		"  --cipher LIST    ARIA-128-GCM, ARIA-256-GCM, AES-128-GCM, AES-256-GCM, or\n"
+		"                   aria, aes for both of a family (default all four)\n"
 		"  --op LIST        seal, open (default both)\n"
 		"  --impl LIST      sotls-generic, sotls-aesni, sotls-avx2, sotls-avx512, sotls\n"
 		"                   (all sotls levels), openssl, mbedtls (default all)\n"
@@ -347,12 +371,27 @@ static void add_size(struct options *o, const char *s)
 
 static void add_cipher(struct options *o, const char *s)
 {
-	if (strcasecmp(s, "ARIA-128-GCM") == 0 || strcmp(s, "128") == 0)
-		o->alg[SOTLS_AEAD_ARIA_128_GCM] = 1;
-	else if (strcasecmp(s, "ARIA-256-GCM") == 0 || strcmp(s, "256") == 0)
-		o->alg[SOTLS_AEAD_ARIA_256_GCM] = 1;
-	else
-		die("bad --cipher (ARIA-128-GCM or ARIA-256-GCM)");
+	int found = 0;
+
+	for (size_t g = 0; g < N_ALGS; g++) {
+		const char *name = sotls_aead_alg_name(ALGS[g]);
+
+		/* "aria" and "aes" select a family: the name up to its first '-'. */
+		if (strcasecmp(s, name) == 0 ||
+		    (strlen(s) == (size_t)(strchr(name, '-') - name) &&
+		     strncasecmp(s, name, strlen(s)) == 0)) {
+			o->alg[ALGS[g]] = 1;
+			found = 1;
+		}
+	}
+	/* The ARIA-only versions took 128 and 256 for the two ARIAs. */
+	if (strcmp(s, "128") == 0 || strcmp(s, "256") == 0) {
+		o->alg[s[0] == '1' ? SOTLS_AEAD_ARIA_128_GCM : SOTLS_AEAD_ARIA_256_GCM] = 1;
+		found = 1;
+	}
+	if (!found)
+		die("bad --cipher (ARIA-128-GCM, ARIA-256-GCM, AES-128-GCM, AES-256-GCM, aria, "
+		    "aes)");
 }
 
 static void add_op(struct options *o, const char *s)
@@ -435,8 +474,11 @@ static void parse(struct options *o, int argc, char **argv)
 		for (size_t i = 0; i < 3; i++)
 			o->sizes[o->n_sizes++] = def[i];
 	}
-	if (!o->alg[SOTLS_AEAD_ARIA_128_GCM] && !o->alg[SOTLS_AEAD_ARIA_256_GCM])
-		o->alg[SOTLS_AEAD_ARIA_128_GCM] = o->alg[SOTLS_AEAD_ARIA_256_GCM] = 1;
+	int any_alg = 0;
+	for (size_t g = 0; g < N_ALGS; g++)
+		any_alg |= o->alg[ALGS[g]];
+	for (size_t g = 0; g < N_ALGS && !any_alg; g++)
+		o->alg[ALGS[g]] = 1;
 	if (!o->op[OP_SEAL] && !o->op[OP_OPEN])
 		o->op[OP_SEAL] = o->op[OP_OPEN] = 1;
 }
@@ -445,8 +487,6 @@ static void parse(struct options *o, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const enum sotls_aead_alg ALGS[] = {SOTLS_AEAD_ARIA_128_GCM,
-						   SOTLS_AEAD_ARIA_256_GCM};
 	struct options o;
 	struct impl impls[SOTLS_CPU_LEVELS + 2];
 	size_t n_impls = 0;
@@ -500,13 +540,13 @@ int main(int argc, char **argv)
 	/* Keys, records and engines. The reference record comes from the
 	 * portable sotls level whether or not it is being measured. */
 	size_t n_data = 0, n_eng = 0, n_cells = 0;
-	struct data *data = calloc(2 * o.n_sizes, sizeof(*data));
-	struct engine *engs = calloc(2 * n_impls, sizeof(*engs));
-	struct cell *cells = calloc(2 * 2 * o.n_sizes * n_impls, sizeof(*cells));
+	struct data *data = calloc(N_ALGS * o.n_sizes, sizeof(*data));
+	struct engine *engs = calloc(N_ALGS * n_impls, sizeof(*engs));
+	struct cell *cells = calloc(N_ALGS * 2 * o.n_sizes * n_impls, sizeof(*cells));
 	if (data == NULL || engs == NULL || cells == NULL)
 		die("out of memory");
 	srand(1);
-	for (size_t g = 0; g < 2; g++) {
+	for (size_t g = 0; g < N_ALGS; g++) {
 		const enum sotls_aead_alg alg = ALGS[g];
 		uint8_t key[32];
 		struct sotls_aead ref;
@@ -564,7 +604,7 @@ int main(int argc, char **argv)
 	if (cpu >= 0)
 		snprintf(cpu_txt, sizeof(cpu_txt), "pinned to CPU %d", cpu);
 	fprintf(table,
-		"sotls-bench-aead: ARIA-GCM, one core (%s), %d-byte AAD, out of place;\n"
+		"sotls-bench-aead: ARIA-GCM and AES-GCM, one core (%s), %d-byte AAD, out of place;\n"
 		"  best of %d x %.3f s per cell (median of rdtsc-timed batches), %zu cells, ~%.0f s\n"
 		"  peers: %s, mbed TLS %s; sotls levels skipped (CPU lacks them):%s\n"
 		"  TSC %.3f GHz measured against CLOCK_MONOTONIC; cyc/B counts TSC cycles\n\n",

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "aes.h"
 #include "aria.h"
 #include "cpu.h"
 #include "ghash.h"
@@ -22,6 +23,14 @@
 enum sotls_aead_alg {
 	SOTLS_AEAD_ARIA_128_GCM = 1,
 	SOTLS_AEAD_ARIA_256_GCM = 2,
+	SOTLS_AEAD_AES_128_GCM = 3,
+	SOTLS_AEAD_AES_256_GCM = 4,
+};
+
+/* The block cipher's round keys: alg says which member is in use. */
+union sotls_aead_cipher_key {
+	struct sotls_aria_key aria;
+	struct sotls_aes_key aes;
 };
 
 struct sotls_gcm_impl;
@@ -29,13 +38,13 @@ struct sotls_gcm_impl;
 struct sotls_aead {
 	const struct sotls_gcm_impl *impl;
 	enum sotls_aead_alg alg;
-	struct sotls_aria_key cipher;
+	union sotls_aead_cipher_key cipher;
 	struct sotls_ghash_key ghash;
 };
 
 /* Key length in bytes for alg, or 0 if alg is unknown. */
 size_t sotls_aead_key_len(enum sotls_aead_alg alg);
-/* "ARIA-128-GCM", "ARIA-256-GCM"; NULL if unknown. */
+/* "ARIA-128-GCM", "ARIA-256-GCM", "AES-128-GCM", "AES-256-GCM"; NULL if unknown. */
 const char *sotls_aead_alg_name(enum sotls_aead_alg alg);
 
 /* Sets the key with the implementation of the process's CPU level. */

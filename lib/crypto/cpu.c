@@ -41,8 +41,8 @@ static enum sotls_cpu_level detect(void)
 		return SOTLS_CPU_AESNI;
 
 	const int avx512f = (b >> 16) & 1, avx512bw = (b >> 30) & 1, avx512vl = (b >> 31) & 1;
-	const int vpclmul = (c >> 10) & 1;
-	if (avx512f && avx512bw && avx512vl && vpclmul &&
+	const int vaes = (c >> 9) & 1, vpclmul = (c >> 10) & 1;
+	if (avx512f && avx512bw && avx512vl && vaes && vpclmul &&
 	    (xcr0 & XCR0_AVX512) == XCR0_AVX512)
 		return SOTLS_CPU_AVX512;
 	return SOTLS_CPU_AVX2;

@@ -13,7 +13,7 @@ enum sotls_cpu_level {
 	SOTLS_CPU_GENERIC = 0, /* portable C */
 	SOTLS_CPU_AESNI = 1,   /* AES-NI + AVX + PCLMULQDQ + SSSE3 */
 	SOTLS_CPU_AVX2 = 2,    /* + AVX2 + GFNI */
-	SOTLS_CPU_AVX512 = 3,  /* + AVX-512 F/BW/VL + GFNI + VPCLMULQDQ */
+	SOTLS_CPU_AVX512 = 3,  /* + AVX-512 F/BW/VL + GFNI + VAES + VPCLMULQDQ */
 	SOTLS_CPU_LEVELS = 4,
 };
 

@@ -1,11 +1,18 @@
 /*
- * GCM (NIST SP 800-38D) over ARIA, for 12-byte nonces and 16-byte tags.
+ * GCM (NIST SP 800-38D) over ARIA or AES, for 12-byte nonces and 16-byte
+ * tags: one engine, with the cipher and GHASH code of the implementation
+ * chosen per (cipher family, CPU level).
  *
  * CTR and GHASH run alternately over chunks of CHUNK_BLOCKS blocks, so each
- * chunk is hashed while it is still in L1. The byte-sliced ciphers are
- * cheapest per block at full width, so two things never get a call of their
- * own: the tag mask E(K, J0) rides in the first chunk, and a partial last
- * block rides with the blocks before it (both through a stack buffer).
+ * chunk is hashed while it is still in L1, unless the implementation has a
+ * bulk routine that does all of it (tag mask and partial block included) in
+ * one pass. The byte-sliced ciphers (and the bitsliced AES) are cheapest per
+ * block at full width, so for them two things never get a call of their own:
+ * the tag mask E(K, J0) rides in the first chunk, and a partial last block
+ * rides with the blocks before it (both through a stack buffer). For ciphers
+ * whose single blocks are cheap ("narrow" implementations) the mask and the
+ * partial block get calls of their own, and every whole block goes straight
+ * from in to out.
  */
 #include "aead.h"
 
@@ -19,15 +26,50 @@
 #define CHUNK_BLOCKS 256
 #define CHUNK_BYTES (CHUNK_BLOCKS * BLOCK)
 
-static const struct sotls_gcm_impl IMPLS[SOTLS_CPU_LEVELS] = {
-	[SOTLS_CPU_GENERIC] = {"sotls-generic", sotls_aria_ctr32_generic, sotls_ghash_init_generic,
-			       sotls_ghash_update_generic},
-	[SOTLS_CPU_AESNI] = {"sotls-aesni", sotls_aria_ctr32_aesni_avx, sotls_ghash_init_pclmul,
-			     sotls_ghash_update_pclmul},
-	[SOTLS_CPU_AVX2] = {"sotls-avx2", sotls_aria_ctr32_gfni_avx2, sotls_ghash_init_pclmul,
-			    sotls_ghash_update_pclmul},
-	[SOTLS_CPU_AVX512] = {"sotls-avx512", sotls_aria_ctr32_gfni_avx512,
-			      sotls_ghash_init_vpclmul_avx512, sotls_ghash_update_vpclmul_avx512},
+/* Each cipher's CTR routine, taking the key union (compiles to a jump). */
+#define ADAPT(member, fn)                                                                  \
+	static void fn##_u(const union sotls_aead_cipher_key *k, uint8_t ctr[16],          \
+			   const uint8_t *in, uint8_t *out, size_t nblocks)                \
+	{                                                                                  \
+		fn(&k->member, ctr, in, out, nblocks);                                     \
+	}
+ADAPT(aria, sotls_aria_ctr32_generic)
+ADAPT(aria, sotls_aria_ctr32_aesni_avx)
+ADAPT(aria, sotls_aria_ctr32_gfni_avx2)
+ADAPT(aria, sotls_aria_ctr32_gfni_avx512)
+ADAPT(aes, sotls_aes_ctr32_ct64)
+ADAPT(aes, sotls_aes_ctr32_aesni)
+ADAPT(aes, sotls_aes_ctr32_vaes_avx512)
+
+enum family { FAMILY_ARIA, FAMILY_AES, FAMILIES };
+
+static const struct sotls_gcm_impl IMPLS[FAMILIES][SOTLS_CPU_LEVELS] = {
+	[FAMILY_ARIA] = {
+		[SOTLS_CPU_GENERIC] = {"sotls-generic", sotls_aria_ctr32_generic_u,
+				       sotls_ghash_init_generic, sotls_ghash_update_generic},
+		[SOTLS_CPU_AESNI] = {"sotls-aesni", sotls_aria_ctr32_aesni_avx_u,
+				     sotls_ghash_init_pclmul, sotls_ghash_update_pclmul},
+		[SOTLS_CPU_AVX2] = {"sotls-avx2", sotls_aria_ctr32_gfni_avx2_u,
+				    sotls_ghash_init_pclmul, sotls_ghash_update_pclmul},
+		[SOTLS_CPU_AVX512] = {"sotls-avx512", sotls_aria_ctr32_gfni_avx512_u,
+				      sotls_ghash_init_vpclmul_avx512,
+				      sotls_ghash_update_vpclmul_avx512},
+	},
+	[FAMILY_AES] = {
+		/* Bitsliced, four blocks a pass: wide, like the ARIAs. */
+		[SOTLS_CPU_GENERIC] = {"sotls-generic", sotls_aes_ctr32_ct64_u,
+				       sotls_ghash_init_generic, sotls_ghash_update_generic},
+		[SOTLS_CPU_AESNI] = {"sotls-aesni", sotls_aes_ctr32_aesni_u,
+				     sotls_ghash_init_pclmul, sotls_ghash_update_pclmul,
+				     .narrow = true},
+		[SOTLS_CPU_AVX2] = {"sotls-avx2", sotls_aes_ctr32_aesni_u,
+				    sotls_ghash_init_pclmul, sotls_ghash_update_pclmul,
+				    .narrow = true},
+		[SOTLS_CPU_AVX512] = {"sotls-avx512", sotls_aes_ctr32_vaes_avx512_u,
+				      sotls_ghash_init_vpclmul_avx512,
+				      sotls_ghash_update_vpclmul_avx512,
+				      .bulk = sotls_gcm_aes_vaes_avx512, .narrow = true},
+	},
 };
 
 size_t sotls_aead_key_len(enum sotls_aead_alg alg)
@@ -36,6 +78,10 @@ size_t sotls_aead_key_len(enum sotls_aead_alg alg)
 	case SOTLS_AEAD_ARIA_128_GCM:
 		return 16;
 	case SOTLS_AEAD_ARIA_256_GCM:
+		return 32;
+	case SOTLS_AEAD_AES_128_GCM:
+		return 16;
+	case SOTLS_AEAD_AES_256_GCM:
 		return 32;
 	}
 	return 0;
@@ -48,6 +94,10 @@ const char *sotls_aead_alg_name(enum sotls_aead_alg alg)
 		return "ARIA-128-GCM";
 	case SOTLS_AEAD_ARIA_256_GCM:
 		return "ARIA-256-GCM";
+	case SOTLS_AEAD_AES_128_GCM:
+		return "AES-128-GCM";
+	case SOTLS_AEAD_AES_256_GCM:
+		return "AES-256-GCM";
 	}
 	return NULL;
 }
@@ -56,7 +106,7 @@ int sotls_aead_init_level(struct sotls_aead *a, enum sotls_aead_alg alg, const u
 			  size_t key_len, enum sotls_cpu_level level)
 {
 	static const uint8_t ZERO[BLOCK];
-	uint8_t h[BLOCK];
+	uint8_t h[BLOCK], ctr[BLOCK];
 
 	if (a == NULL || key == NULL || key_len == 0 || key_len != sotls_aead_key_len(alg) ||
 	    (int)level < 0 || level >= SOTLS_CPU_LEVELS)
@@ -64,12 +114,20 @@ int sotls_aead_init_level(struct sotls_aead *a, enum sotls_aead_alg alg, const u
 	if (!sotls_cpu_supports(level))
 		return SOTLS_ERR_UNSUPPORTED;
 
-	a->impl = &IMPLS[level];
+	const enum family fam = alg == SOTLS_AEAD_AES_128_GCM || alg == SOTLS_AEAD_AES_256_GCM
+					? FAMILY_AES
+					: FAMILY_ARIA;
+	a->impl = &IMPLS[fam][level];
 	a->alg = alg;
-	int rc = sotls_aria_set_key(&a->cipher, key, key_len);
+	/* The members differ in size: no bytes of an earlier key may remain. */
+	sotls_wipe(&a->cipher, sizeof(a->cipher));
+	int rc = fam == FAMILY_AES ? sotls_aes_set_key(&a->cipher.aes, key, key_len)
+				   : sotls_aria_set_key(&a->cipher.aria, key, key_len);
 	if (rc != 0)
 		return rc;
-	sotls_aria_encrypt_block(&a->cipher, ZERO, h);
+	/* H = E(K, 0^128): the keystream of the all-zero counter block. */
+	memset(ctr, 0, sizeof(ctr));
+	a->impl->ctr32(&a->cipher, ctr, ZERO, h, 1);
 	a->impl->ghash_init(&a->ghash, h);
 	sotls_wipe(h, sizeof(h));
 	return 0;
@@ -136,13 +194,16 @@ static void crypt_buffered(const struct sotls_aead *a, enum direction dir, uint8
 	const size_t lead = mask != NULL ? BLOCK : 0;
 	const size_t blocks = (lead + n + BLOCK - 1) / BLOCK;
 
+	/* n may be 0 with in and out NULL, which memcpy must not be given. */
 	memset(buf, 0, lead);
-	memcpy(buf + lead, in, n);
+	if (n > 0)
+		memcpy(buf + lead, in, n);
 	memset(buf + lead + n, 0, blocks * BLOCK - lead - n);
 	if (dir == OPEN)
 		ghash_bytes(a, y, in, n);
 	a->impl->ctr32(&a->cipher, ctr, buf, buf, blocks);
-	memcpy(out, buf + lead, n);
+	if (n > 0)
+		memcpy(out, buf + lead, n);
 	if (mask != NULL)
 		memcpy(mask, buf, BLOCK);
 	sotls_wipe(buf, blocks * BLOCK);
@@ -166,18 +227,35 @@ static int gcm(const struct sotls_aead *a, enum direction dir, const uint8_t *no
 	sotls_store_be32(ctr + SOTLS_AEAD_NONCE_LEN, 1);
 	ghash_bytes(a, y, aad, aad_len);
 
-	/* The first piece carries J0; it ends on a block boundary unless it is all. */
-	size_t off = len < CHUNK_BYTES - BLOCK ? len : CHUNK_BYTES - BLOCK;
-	crypt_buffered(a, dir, ctr, y, in, out, off, mask);
-	while (len - off >= CHUNK_BYTES) {
-		crypt_chunk(a, dir, ctr, y, in + off, out + off, CHUNK_BYTES);
-		off += CHUNK_BYTES;
-	}
-	const size_t whole = (len - off) / BLOCK * BLOCK;
-	if (whole == len - off) {
-		crypt_chunk(a, dir, ctr, y, in + off, out + off, whole);
+	if (a->impl->bulk != NULL) {
+		a->impl->bulk(&a->cipher, &a->ghash, dir == OPEN, ctr, y, in, out, len, mask);
+	} else if (a->impl->narrow) {
+		static const uint8_t ZERO[BLOCK];
+		const size_t whole = len / BLOCK * BLOCK;
+
+		a->impl->ctr32(&a->cipher, ctr, ZERO, mask, 1);
+		for (size_t off = 0; off < whole; off += CHUNK_BYTES) {
+			const size_t n = whole - off < CHUNK_BYTES ? whole - off : CHUNK_BYTES;
+
+			crypt_chunk(a, dir, ctr, y, in + off, out + off, n);
+		}
+		if (whole != len)
+			crypt_buffered(a, dir, ctr, y, in + whole, out + whole, len - whole, NULL);
 	} else {
-		crypt_buffered(a, dir, ctr, y, in + off, out + off, len - off, NULL);
+		/* The first piece carries J0; it ends on a block boundary unless it
+		 * is all. */
+		size_t off = len < CHUNK_BYTES - BLOCK ? len : CHUNK_BYTES - BLOCK;
+		crypt_buffered(a, dir, ctr, y, in, out, off, mask);
+		while (len - off >= CHUNK_BYTES) {
+			crypt_chunk(a, dir, ctr, y, in + off, out + off, CHUNK_BYTES);
+			off += CHUNK_BYTES;
+		}
+		const size_t whole = (len - off) / BLOCK * BLOCK;
+		if (whole == len - off) {
+			crypt_chunk(a, dir, ctr, y, in + off, out + off, whole);
+		} else {
+			crypt_buffered(a, dir, ctr, y, in + off, out + off, len - off, NULL);
+		}
 	}
 
 	sotls_store_be64(lens, (uint64_t)aad_len * 8);

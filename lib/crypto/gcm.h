@@ -1,15 +1,52 @@
-/* The GCM engine's view of one implementation level (internal to lib/crypto). */
+/* The GCM engine's view of one implementation (internal to lib/crypto). */
 #ifndef SOTLS_CRYPTO_GCM_H
 #define SOTLS_CRYPTO_GCM_H
 
-#include "aria.h"
+#include <stdbool.h>
+
+#include "aead.h"
 #include "ghash.h"
+
+/*
+ * CTR over the key union, with the contract of sotls_aria_ctr32_fn and
+ * sotls_aes_ctr32_fn (gcm.c adapts each cipher's routine to it).
+ */
+typedef void (*sotls_gcm_ctr32_fn)(const union sotls_aead_cipher_key *k, uint8_t ctr[16],
+				   const uint8_t *in, uint8_t *out, size_t nblocks);
+
+/*
+ * All of GCM's per-byte work in one pass, for any len: mask = E(K, j0);
+ * out = in XOR the keystream from counter block j0 + 1 on; the ciphertext
+ * (in when opening, out when sealing), zero-padded to whole blocks, folded
+ * into y. in == out is allowed. Only the length block is left to do.
+ */
+typedef void (*sotls_gcm_bulk_fn)(const union sotls_aead_cipher_key *k,
+				  const struct sotls_ghash_key *gk, bool open,
+				  const uint8_t j0[16], uint8_t y[16], const uint8_t *in,
+				  uint8_t *out, size_t len, uint8_t mask[16]);
 
 struct sotls_gcm_impl {
 	const char *name;
-	sotls_aria_ctr32_fn ctr32;
+	sotls_gcm_ctr32_fn ctr32;
 	sotls_ghash_init_fn ghash_init;
 	sotls_ghash_update_fn ghash_update;
+	/* Optional, for narrow implementations (NULL: ctr32 and ghash_update
+	 * alternate per chunk). */
+	sotls_gcm_bulk_fn bulk;
+	/*
+	 * Whether one block costs about a block's worth of a ctr32 call. If so
+	 * the tag mask E(K, J0) and a partial last block get calls of their
+	 * own and whole blocks go straight from in to out; if not (the
+	 * byte-sliced ciphers, cheapest per block at full width) both ride in
+	 * full-width calls through a stack buffer.
+	 */
+	bool narrow;
 };
+
+/* The stitched VAES + VPCLMULQDQ AES-GCM loop (gcm_aes_vaes_avx512.c). */
+void sotls_gcm_aes_vaes_avx512(const union sotls_aead_cipher_key *k,
+			       const struct sotls_ghash_key *gk, bool open, const uint8_t j0[16],
+			       uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
+			       uint8_t mask[16]);
 
 #endif

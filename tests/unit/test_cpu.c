@@ -119,7 +119,8 @@ static void test_matches_proc_cpuinfo(void **state)
 		if (has_flag(fl, "avx2") && has_flag(fl, "gfni")) {
 			want = SOTLS_CPU_AVX2;
 			if (has_flag(fl, "avx512f") && has_flag(fl, "avx512bw") &&
-			    has_flag(fl, "avx512vl") && has_flag(fl, "vpclmulqdq"))
+			    has_flag(fl, "avx512vl") && has_flag(fl, "vaes") &&
+			    has_flag(fl, "vpclmulqdq"))
 				want = SOTLS_CPU_AVX512;
 		}
 	}

@@ -1,15 +1,18 @@
 /*
- * ARIA-GCM AEAD tests (lib/crypto/aead.h), run for every implementation level
- * this CPU supports:
+ * ARIA-GCM and AES-GCM AEAD tests (lib/crypto/aead.h), run for every
+ * algorithm and every implementation level this CPU supports:
  *
- *  (a) published known answers (RFC 8269), checked against OpenSSL too so the
- *      differential oracle below is itself known to be right;
- *  (b) differential tests against OpenSSL's EVP_aria_{128,256}_gcm: every
- *      plaintext length 0..1100, every AAD length 0..40 with every plaintext
- *      length 0..300, long AADs, large records (up to 65543 bytes), buffers
- *      at offsets 0..3, in place and out of place,
- *      seal, open of OpenSSL's output, and seal→open round trips; guard bytes
- *      around every output, the input and the context never modified;
+ *  (a) published known answers (RFC 8269 for ARIA, the McGrew-Viega GCM test
+ *      cases for AES), checked against OpenSSL too so the differential oracle
+ *      below is itself known to be right;
+ *  (b) differential tests against OpenSSL's EVP_aria_{128,256}_gcm and
+ *      EVP_aes_{128,256}_gcm: every plaintext length 0..1100 (up to two
+ *      batches of the 32-block stitched AES loop, with every tail), every
+ *      AAD length 0..40 with every plaintext length 0..300, long AADs, large
+ *      records (up to 65543 bytes), buffers at offsets 0..3, in place and out
+ *      of place, seal, open of OpenSSL's output, and seal→open round trips;
+ *      guard bytes around every output, the input and the context never
+ *      modified;
  *      the same with buffers that end (or start) at an unmapped page, so
  *      that reading or writing even one byte out of bounds crashes;
  *  (c) every single-bit flip of tag, ciphertext, AAD and nonce is rejected
@@ -95,7 +98,10 @@ static long first_nonzero(const uint8_t *p, size_t n)
 	return -1;
 }
 
-static const enum sotls_aead_alg ALGS[] = {SOTLS_AEAD_ARIA_128_GCM, SOTLS_AEAD_ARIA_256_GCM};
+/* Every test runs over all of them (where a loop picks one, it rotates). */
+static const enum sotls_aead_alg ALGS[] = {SOTLS_AEAD_ARIA_128_GCM, SOTLS_AEAD_ARIA_256_GCM,
+					   SOTLS_AEAD_AES_128_GCM, SOTLS_AEAD_AES_256_GCM};
+#define N_ALGS (sizeof(ALGS) / sizeof(ALGS[0]))
 
 /* The levels this CPU runs, filled in by main(). */
 static enum sotls_cpu_level levels[SOTLS_CPU_LEVELS];
@@ -120,7 +126,18 @@ static void init_or_fail(struct sotls_aead *a, enum sotls_aead_alg alg, const ui
 
 static const EVP_CIPHER *ossl_cipher(enum sotls_aead_alg alg)
 {
-	return alg == SOTLS_AEAD_ARIA_128_GCM ? EVP_aria_128_gcm() : EVP_aria_256_gcm();
+	switch (alg) {
+	case SOTLS_AEAD_ARIA_128_GCM:
+		return EVP_aria_128_gcm();
+	case SOTLS_AEAD_ARIA_256_GCM:
+		return EVP_aria_256_gcm();
+	case SOTLS_AEAD_AES_128_GCM:
+		return EVP_aes_128_gcm();
+	case SOTLS_AEAD_AES_256_GCM:
+		return EVP_aes_256_gcm();
+	}
+	fail_msg("no OpenSSL cipher for alg %d", (int)alg);
+	return NULL;
 }
 
 /* OpenSSL's default GCM IV length is 12, the same as ours. */
@@ -184,13 +201,35 @@ static const char RFC8269_PT[] =
 static const char RFC8269_IV[] = "000020e8f5eb00000000315e";
 static const char RFC8269_AAD[] = "8008315ebf2e6fe020e8f5eb";
 
-static const struct {
+/*
+ * "The Galois/Counter Mode of Operation (GCM)", D. McGrew and J. Viega
+ * (revised submission to NIST, 2005), Appendix B: the AES test cases with a
+ * 96-bit IV. Test Cases 1-4 use AES-128, 13-16 AES-256 (5, 6, 11, 12, 17
+ * and 18 use other IV lengths, which this AEAD does not take; 7-12 AES-192).
+ */
+#define MV_K "feffe9928665731c6d6a8f9467308308"
+#define MV_IV "cafebabefacedbaddecaf888"
+#define MV_AAD "feedfacedeadbeeffeedfacedeadbeefabaddad2"
+#define MV_P60                                                                             \
+	"d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"                 \
+	"1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+#define MV_C3_60                                                                           \
+	"42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e"                 \
+	"21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091"
+#define MV_C15_60                                                                          \
+	"522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa"                 \
+	"8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662"
+#define MV_K256 "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308"
+#define Z16 "00000000000000000000000000000000"
+
+/* Every published vector: hex strings, "" for empty. */
+static const struct kat {
 	const char *name;
 	enum sotls_aead_alg alg;
-	const char *key, *ct, *tag;
-} RFC8269[] = {
+	const char *key, *iv, *aad, *pt, *ct, *tag;
+} KATS[] = {
 	{"RFC 8269 A.2.1 ARIA-128-GCM", SOTLS_AEAD_ARIA_128_GCM,
-	 "e91e5e75da65554a48181f3846349562",
+	 "e91e5e75da65554a48181f3846349562", RFC8269_IV, RFC8269_AAD, RFC8269_PT,
 	 "4d8a9a0675550c704b17d8c9ddc81a5cd6f7da34f2fe1b3db7cb3dfb9697102e"
 	 "a0f3c1fc2dbc873d44bceeae8e4442974ba21ff6789d3272613fb9631a7cf3f1"
 	 "4bacbeb421633a90ffbe58c2fa6bdca534f10d0de0502ce1d531b6336e588782"
@@ -198,36 +237,56 @@ static const struct {
 	 "229d7463e0535f4e253f5d18187d40b8ae0f564bd970b5e7e2adfb211e89a953",
 	 "5abace3f37f5a736f4be984bbffbedc1"},
 	{"RFC 8269 A.2.2 ARIA-256-GCM", SOTLS_AEAD_ARIA_256_GCM,
-	 "0c5ffd37a11edc42c325287fc0604f2e3e8cd5671a00fe3216aa5eb105783b54",
+	 "0c5ffd37a11edc42c325287fc0604f2e3e8cd5671a00fe3216aa5eb105783b54", RFC8269_IV,
+	 RFC8269_AAD, RFC8269_PT,
 	 "6f9e4bcbc8c85fc0128fb1e4a0a20cb9932ff74581f54fc013dd054b19f99371"
 	 "425b352d97d3f337b90b63d1b082adeeea9d2d7391897d591b985e55fb50cb53"
 	 "50cf7d38dc27dda127c078a149c8eb98083d66363a46e3726af217d3a00275ad"
 	 "5bf772c7610ea4c23006878f0ee69a8397703169a419303f40b72e4573714d19"
 	 "e2697df61e7c7252e5abc6bade876ac4961bfac4d5e867afca351a48aed52822",
 	 "e210d6ced2cf430ff841472915e7ef48"},
+	{"McGrew-Viega Test Case 1 (AES-128)", SOTLS_AEAD_AES_128_GCM, Z16,
+	 "000000000000000000000000", "", "", "", "58e2fccefa7e3061367f1d57a4e7455a"},
+	{"McGrew-Viega Test Case 2 (AES-128)", SOTLS_AEAD_AES_128_GCM, Z16,
+	 "000000000000000000000000", "", Z16, "0388dace60b6a392f328c2b971b2fe78",
+	 "ab6e47d42cec13bdf53a67b21257bddf"},
+	{"McGrew-Viega Test Case 3 (AES-128)", SOTLS_AEAD_AES_128_GCM, MV_K, MV_IV, "",
+	 MV_P60 "1aafd255", MV_C3_60 "473f5985", "4d5c2af327cd64a62cf35abd2ba6fab4"},
+	{"McGrew-Viega Test Case 4 (AES-128)", SOTLS_AEAD_AES_128_GCM, MV_K, MV_IV, MV_AAD,
+	 MV_P60, MV_C3_60, "5bc94fbc3221a5db94fae95ae7121a47"},
+	{"McGrew-Viega Test Case 13 (AES-256)", SOTLS_AEAD_AES_256_GCM, Z16 Z16,
+	 "000000000000000000000000", "", "", "", "530f8afbc74536b9a963b4f1c4cb738b"},
+	{"McGrew-Viega Test Case 14 (AES-256)", SOTLS_AEAD_AES_256_GCM, Z16 Z16,
+	 "000000000000000000000000", "", Z16, "cea7403d4d606b6e074ec5d3baf39d18",
+	 "d0d1c8a799996bf0265b98b5d48ab919"},
+	{"McGrew-Viega Test Case 15 (AES-256)", SOTLS_AEAD_AES_256_GCM, MV_K256, MV_IV, "",
+	 MV_P60 "1aafd255", MV_C15_60 "898015ad", "b094dac5d93471bdec1a502270e3cc6c"},
+	{"McGrew-Viega Test Case 16 (AES-256)", SOTLS_AEAD_AES_256_GCM, MV_K256, MV_IV,
+	 MV_AAD, MV_P60, MV_C15_60, "76fc6ece0f4e1768cddf8853bb2d551b"},
 };
 
 static void test_known_answers(void **state)
 {
 	(void)state;
-	for (size_t v = 0; v < sizeof(RFC8269) / sizeof(RFC8269[0]); v++) {
-		uint8_t key[32], iv[12], aad[12], pt[160], ct[160], tag[16];
+	for (size_t v = 0; v < sizeof(KATS) / sizeof(KATS[0]); v++) {
+		uint8_t key[32], iv[12], aad[64], pt[160], ct[160], tag[16];
 		uint8_t out[160], buf[160], otag[16];
-		const enum sotls_aead_alg alg = RFC8269[v].alg;
-		const char *name = RFC8269[v].name;
+		const enum sotls_aead_alg alg = KATS[v].alg;
+		const char *name = KATS[v].name;
 
-		assert_int_equal(hex_decode(RFC8269[v].key, key, sizeof(key)),
+		assert_int_equal(hex_decode(KATS[v].key, key, sizeof(key)),
 				 sotls_aead_key_len(alg));
-		assert_int_equal(hex_decode(RFC8269_IV, iv, sizeof(iv)), 12);
-		assert_int_equal(hex_decode(RFC8269_AAD, aad, sizeof(aad)), 12);
-		assert_int_equal(hex_decode(RFC8269_PT, pt, sizeof(pt)), 160);
-		assert_int_equal(hex_decode(RFC8269[v].ct, ct, sizeof(ct)), 160);
-		assert_int_equal(hex_decode(RFC8269[v].tag, tag, sizeof(tag)), 16);
+		assert_int_equal(hex_decode(KATS[v].iv, iv, sizeof(iv)), 12);
+		const size_t aad_len = hex_decode(KATS[v].aad, aad, sizeof(aad));
+		const size_t len = hex_decode(KATS[v].pt, pt, sizeof(pt));
+		assert_int_equal(hex_decode(KATS[v].ct, ct, sizeof(ct)), len);
+		assert_int_equal(hex_decode(KATS[v].tag, tag, sizeof(tag)), 16);
 
-		/* The oracle of the differential tests agrees with the RFC. */
-		ossl_seal(alg, key, iv, aad, 12, pt, 160, out, otag);
-		if (memcmp(out, ct, 160) != 0 || memcmp(otag, tag, 16) != 0)
-			fail_msg("%s: OpenSSL disagrees with the RFC (bad transcription?)", name);
+		/* The oracle of the differential tests agrees with the source. */
+		ossl_seal(alg, key, iv, aad, aad_len, pt, len, out, otag);
+		if (memcmp(out, ct, len) != 0 || memcmp(otag, tag, 16) != 0)
+			fail_msg("%s: OpenSSL disagrees with the published vector (bad "
+				 "transcription?)", name);
 
 		for (size_t i = 0; i < n_levels; i++) {
 			const enum sotls_cpu_level lv = levels[i];
@@ -236,27 +295,29 @@ static void test_known_answers(void **state)
 
 			init_or_fail(&a, alg, key, lv);
 			memset(out, 0, sizeof(out));
-			assert_int_equal(sotls_aead_seal(&a, iv, aad, 12, pt, 160, out, otag), 0);
-			if ((d = first_diff(out, ct, 160)) >= 0)
+			assert_int_equal(sotls_aead_seal(&a, iv, aad, aad_len, pt, len, out, otag),
+					 0);
+			if ((d = first_diff(out, ct, len)) >= 0)
 				fail_msg("%s, level %s: ciphertext wrong from byte %ld", name,
 					 lname(lv), d);
 			if (memcmp(otag, tag, 16) != 0)
 				fail_msg("%s, level %s: tag wrong", name, lname(lv));
 
-			memcpy(buf, pt, 160);
-			assert_int_equal(sotls_aead_seal(&a, iv, aad, 12, buf, 160, buf, otag), 0);
-			if (memcmp(buf, ct, 160) != 0 || memcmp(otag, tag, 16) != 0)
+			memcpy(buf, pt, len);
+			assert_int_equal(sotls_aead_seal(&a, iv, aad, aad_len, buf, len, buf, otag),
+					 0);
+			if (memcmp(buf, ct, len) != 0 || memcmp(otag, tag, 16) != 0)
 				fail_msg("%s, level %s: in-place seal wrong", name, lname(lv));
 
 			memset(out, 0, sizeof(out));
-			int rc = sotls_aead_open(&a, iv, aad, 12, ct, 160, tag, out);
-			if (rc != 0 || memcmp(out, pt, 160) != 0)
+			int rc = sotls_aead_open(&a, iv, aad, aad_len, ct, len, tag, out);
+			if (rc != 0 || memcmp(out, pt, len) != 0)
 				fail_msg("%s, level %s: open returned %d / wrong plaintext", name,
 					 lname(lv), rc);
 
-			memcpy(buf, ct, 160);
-			rc = sotls_aead_open(&a, iv, aad, 12, buf, 160, tag, buf);
-			if (rc != 0 || memcmp(buf, pt, 160) != 0)
+			memcpy(buf, ct, len);
+			rc = sotls_aead_open(&a, iv, aad, aad_len, buf, len, tag, buf);
+			if (rc != 0 || memcmp(buf, pt, len) != 0)
 				fail_msg("%s, level %s: in-place open returned %d / wrong "
 					 "plaintext", name, lname(lv), rc);
 			sotls_aead_clear(&a);
@@ -394,7 +455,7 @@ static void test_vs_openssl_lengths(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < n_levels; i++)
-		for (size_t g = 0; g < 2; g++)
+		for (size_t g = 0; g < N_ALGS; g++)
 			for (size_t len = 0; len <= 1100; len++)
 				diff_case(levels[i], ALGS[g], len, (len * 7 + g) % 41, len % 4,
 					  (len / 4 + g) % 4);
@@ -415,9 +476,9 @@ static void test_vs_openssl_aad(void **state)
 	for (size_t i = 0; i < n_levels; i++) {
 		for (size_t aad = 0; aad <= 40; aad++)
 			for (size_t len = 0; len <= 300; len++)
-				diff_case(levels[i], ALGS[(aad + len) % 2], len, aad,
+				diff_case(levels[i], ALGS[(aad + len) % N_ALGS], len, aad,
 					  (aad + len) % 4, (aad / 4 + len / 2) % 4);
-		for (size_t g = 0; g < 2; g++)
+		for (size_t g = 0; g < N_ALGS; g++)
 			for (size_t x = 0; x < sizeof(long_aads) / sizeof(long_aads[0]); x++)
 				for (size_t l = 0; l < 4; l++)
 					diff_case(levels[i], ALGS[g], long_aad_lens[l], long_aads[x],
@@ -432,7 +493,7 @@ static void test_vs_openssl_large(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < n_levels; i++)
-		for (size_t g = 0; g < 2; g++)
+		for (size_t g = 0; g < N_ALGS; g++)
 			for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
 				for (size_t off = 1; off <= 3; off++)
 					diff_case(levels[i], ALGS[g], lens[l], 13, off, 4 - off);
@@ -568,10 +629,10 @@ static void test_page_edges(void **state)
 	fence_init(&ftag, 16);
 	for (size_t i = 0; i < n_levels; i++) {
 		for (size_t len = 0; len <= 300; len++)
-			page_edge_case(levels[i], ALGS[len % 2], len, (len * 3) % 41, &fin, &fout,
+			page_edge_case(levels[i], ALGS[len % N_ALGS], len, (len * 3) % 41, &fin, &fout,
 				       &faad, &ftag);
 		for (size_t b = 0; b < sizeof(big) / sizeof(big[0]); b++)
-			page_edge_case(levels[i], ALGS[b % 2], big[b], 13, &fin, &fout, &faad,
+			page_edge_case(levels[i], ALGS[b % N_ALGS], big[b], 13, &fin, &fout, &faad,
 				       &ftag);
 	}
 	fence_free(&fin);
@@ -703,7 +764,7 @@ static void test_forgeries_rejected(void **state)
 	(void)state;
 	for (size_t i = 0; i < n_levels; i++) {
 		for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
-			for (size_t g = 0; g < 2; g++)
+			for (size_t g = 0; g < N_ALGS; g++)
 				flip_case(levels[i], ALGS[g], lens[l], &f);
 	}
 	printf("test_gcm: %zu forgeries rejected (x2: out of place and in place)\n", f.rejected);
@@ -722,25 +783,34 @@ static void test_init_errors(void **state)
 	rng_fill(key, sizeof(key));
 	assert_int_equal(sotls_aead_key_len(A128), 16);
 	assert_int_equal(sotls_aead_key_len(A256), 32);
+	assert_int_equal(sotls_aead_key_len(SOTLS_AEAD_AES_128_GCM), 16);
+	assert_int_equal(sotls_aead_key_len(SOTLS_AEAD_AES_256_GCM), 32);
 	assert_int_equal(sotls_aead_key_len((enum sotls_aead_alg)0), 0);
-	assert_int_equal(sotls_aead_key_len((enum sotls_aead_alg)3), 0);
+	assert_int_equal(sotls_aead_key_len((enum sotls_aead_alg)5), 0);
 	assert_string_equal(sotls_aead_alg_name(A128), "ARIA-128-GCM");
 	assert_string_equal(sotls_aead_alg_name(A256), "ARIA-256-GCM");
+	assert_string_equal(sotls_aead_alg_name(SOTLS_AEAD_AES_128_GCM), "AES-128-GCM");
+	assert_string_equal(sotls_aead_alg_name(SOTLS_AEAD_AES_256_GCM), "AES-256-GCM");
 	assert_null(sotls_aead_alg_name((enum sotls_aead_alg)0));
+	assert_null(sotls_aead_alg_name((enum sotls_aead_alg)5));
 
 	assert_int_equal(sotls_aead_init_level(NULL, A128, key, 16, SOTLS_CPU_GENERIC), INVAL);
 	assert_int_equal(sotls_aead_init_level(&a, A128, NULL, 16, SOTLS_CPU_GENERIC), INVAL);
 	static const size_t bad128[] = {0, 15, 17, 24, 32}, bad256[] = {0, 16, 24, 31, 33, 64};
-	for (size_t i = 0; i < sizeof(bad128) / sizeof(bad128[0]); i++)
-		if (sotls_aead_init_level(&a, A128, key, bad128[i], SOTLS_CPU_GENERIC) != INVAL)
-			fail_msg("ARIA-128-GCM accepted a %zu-byte key", bad128[i]);
-	for (size_t i = 0; i < sizeof(bad256) / sizeof(bad256[0]); i++)
-		if (sotls_aead_init_level(&a, A256, key, bad256[i], SOTLS_CPU_GENERIC) != INVAL)
-			fail_msg("ARIA-256-GCM accepted a %zu-byte key", bad256[i]);
-	/* ARIA-192 exists as a cipher but not as one of our AEADs. */
-	assert_int_equal(sotls_aead_init(&a, A128, key, 24), INVAL);
+	for (size_t g = 0; g < N_ALGS; g++) {
+		const size_t *bad = sotls_aead_key_len(ALGS[g]) == 16 ? bad128 : bad256;
+		const size_t n_bad = sotls_aead_key_len(ALGS[g]) == 16 ? 5 : 6;
+
+		for (size_t i = 0; i < n_bad; i++)
+			if (sotls_aead_init_level(&a, ALGS[g], key, bad[i], SOTLS_CPU_GENERIC) !=
+			    INVAL)
+				fail_msg("%s accepted a %zu-byte key", sotls_aead_alg_name(ALGS[g]),
+					 bad[i]);
+		/* ARIA-192 and AES-192 exist as ciphers but not as our AEADs. */
+		assert_int_equal(sotls_aead_init(&a, ALGS[g], key, 24), INVAL);
+	}
 	assert_int_equal(sotls_aead_init(&a, (enum sotls_aead_alg)0, key, 16), INVAL);
-	assert_int_equal(sotls_aead_init(&a, (enum sotls_aead_alg)3, key, 16), INVAL);
+	assert_int_equal(sotls_aead_init(&a, (enum sotls_aead_alg)5, key, 16), INVAL);
 	assert_int_equal(sotls_aead_init_level(&a, A128, key, 16, SOTLS_CPU_LEVELS), INVAL);
 	assert_int_equal(sotls_aead_init_level(&a, A128, key, 16, (enum sotls_cpu_level)-1),
 			 INVAL);
@@ -749,14 +819,15 @@ static void test_init_errors(void **state)
 
 	/* A level the CPU lacks is refused, not silently downgraded. */
 	size_t unsupported = 0;
-	for (int l = 0; l < SOTLS_CPU_LEVELS; l++) {
-		const enum sotls_cpu_level lv = (enum sotls_cpu_level)l;
-		const int rc = sotls_aead_init_level(&a, A256, key, 32, lv);
+	for (int l = 0; l < (int)(SOTLS_CPU_LEVELS * N_ALGS); l++) {
+		const enum sotls_cpu_level lv = (enum sotls_cpu_level)(l % SOTLS_CPU_LEVELS);
+		const enum sotls_aead_alg alg = ALGS[l / SOTLS_CPU_LEVELS];
+		const int rc = sotls_aead_init_level(&a, alg, key, sotls_aead_key_len(alg), lv);
 
 		if (sotls_cpu_supports(lv)) {
 			if (rc != 0)
-				fail_msg("level %s is supported but init_level returned %d",
-					 lname(lv), rc);
+				fail_msg("level %s is supported but init_level (%s) returned %d",
+					 lname(lv), sotls_aead_alg_name(alg), rc);
 			/* The name says which implementation runs. */
 			char want[32];
 			snprintf(want, sizeof(want), "sotls-%s", lname(lv));
@@ -774,15 +845,17 @@ static void test_init_errors(void **state)
 
 	/* sotls_aead_init uses the process level. */
 	char want[32];
-	assert_int_equal(sotls_aead_init(&a, A128, key, 16), 0);
 	snprintf(want, sizeof(want), "sotls-%s", lname(sotls_cpu_level()));
-	assert_string_equal(sotls_aead_impl_name(&a), want);
+	for (size_t g = 0; g < N_ALGS; g++) {
+		assert_int_equal(sotls_aead_init(&a, ALGS[g], key, sotls_aead_key_len(ALGS[g])), 0);
+		assert_string_equal(sotls_aead_impl_name(&a), want);
+	}
 	assert_null(sotls_aead_impl_name(NULL));
 }
 
 static void test_seal_open_errors(void **state)
 {
-	uint8_t key[16], nonce[12], aad[13], pt[64], ct[64], buf[64], tag[16], ref_tag[16];
+	uint8_t key[32], nonce[12], aad[13], pt[64], ct[64], buf[64], tag[16], ref_tag[16];
 	struct sotls_aead a;
 	const int INVAL = SOTLS_ERR_INVALID_ARGUMENT;
 
@@ -791,10 +864,11 @@ static void test_seal_open_errors(void **state)
 	rng_fill(nonce, sizeof(nonce));
 	rng_fill(aad, sizeof(aad));
 	rng_fill(pt, sizeof(pt));
-	for (size_t i = 0; i < n_levels; i++) {
-		const enum sotls_cpu_level lv = levels[i];
+	for (size_t i = 0; i < n_levels * N_ALGS; i++) {
+		const enum sotls_cpu_level lv = levels[i / N_ALGS];
+		const enum sotls_aead_alg alg = ALGS[i % N_ALGS];
 
-		init_or_fail(&a, SOTLS_AEAD_ARIA_128_GCM, key, lv);
+		init_or_fail(&a, alg, key, lv);
 		assert_int_equal(sotls_aead_seal(&a, nonce, aad, 13, pt, 64, ct, tag), 0);
 
 		assert_int_equal(sotls_aead_seal(NULL, nonce, aad, 13, pt, 64, buf, tag), INVAL);
@@ -828,7 +902,7 @@ static void test_seal_open_errors(void **state)
 		/* NULL with zero length is fine, and means the empty string. */
 		uint8_t empty_tag[16];
 		assert_int_equal(sotls_aead_seal(&a, nonce, NULL, 0, NULL, 0, NULL, tag), 0);
-		ossl_seal(SOTLS_AEAD_ARIA_128_GCM, key, nonce, NULL, 0, NULL, 0, buf, ref_tag);
+		ossl_seal(alg, key, nonce, NULL, 0, NULL, 0, buf, ref_tag);
 		if (memcmp(tag, ref_tag, 16) != 0)
 			fail_msg("level %s: tag of the empty message differs from OpenSSL's",
 				 lname(lv));
@@ -863,7 +937,7 @@ static void test_levels_agree(void **state)
 	if (n_levels < 2)
 		printf("test_gcm: only one level here; comparing it with itself\n");
 	for (int it = 0; it < iterations; it++) {
-		const enum sotls_aead_alg alg = ALGS[rng_below(2)];
+		const enum sotls_aead_alg alg = ALGS[rng_below(N_ALGS)];
 		/* Mostly record-sized, sometimes up to 20000 bytes. */
 		const size_t len = it % 5 == 0 ? rng_below(20000) : rng_below(2100);
 		const size_t aad_len = it % 7 == 0 ? rng_below(600) : rng_below(41);
