@@ -37,6 +37,26 @@ int sotls_aes_set_key(struct sotls_aes_key *k, const uint8_t *key, size_t key_le
 typedef void (*sotls_aes_ctr32_fn)(const struct sotls_aes_key *k, uint8_t ctr[16],
 				   const uint8_t *in, uint8_t *out, size_t nblocks);
 
+/*
+ * Calls f(R, ...) with R the constant 10, 12 or 14 that rounds holds (a
+ * key's rounds field), so that an always-inline f is specialised for each
+ * key size and its round loops unroll completely.
+ */
+#define SOTLS_AES_WITH_ROUNDS(rounds, f, ...)                                              \
+	do {                                                                               \
+		switch (rounds) {                                                          \
+		case 10:                                                                   \
+			f(10, __VA_ARGS__);                                                \
+			break;                                                             \
+		case 12:                                                                   \
+			f(12, __VA_ARGS__);                                                \
+			break;                                                             \
+		default:                                                                   \
+			f(14, __VA_ARGS__);                                                \
+			break;                                                             \
+		}                                                                          \
+	} while (0)
+
 /* Portable, constant time: bitsliced, four blocks in 64-bit words. */
 void sotls_aes_ctr32_ct64(const struct sotls_aes_key *k, uint8_t ctr[16], const uint8_t *in,
 			  uint8_t *out, size_t nblocks);

@@ -50,7 +50,7 @@ static AES_INLINE void blocks(const struct sotls_aes_key *k, unsigned rounds, __
 		_mm_storeu_si128((__m128i *)(out + 16 * j), b[j]);
 }
 
-static AES_INLINE void ctr32(const struct sotls_aes_key *k, unsigned rounds, uint8_t ctr[16],
+static AES_INLINE void ctr32(unsigned rounds, const struct sotls_aes_key *k, uint8_t ctr[16],
 			     const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	__m128i c = ctr_swap(_mm_loadu_si128((const __m128i *)ctr));
@@ -85,15 +85,5 @@ void sotls_aes_ctr32_aesni(const struct sotls_aes_key *k, uint8_t ctr[16], const
 {
 	if (nblocks == 0)
 		return;
-	switch (k->rounds) {
-	case 10:
-		ctr32(k, 10, ctr, in, out, nblocks);
-		break;
-	case 12:
-		ctr32(k, 12, ctr, in, out, nblocks);
-		break;
-	default:
-		ctr32(k, 14, ctr, in, out, nblocks);
-		break;
-	}
+	SOTLS_AES_WITH_ROUNDS(k->rounds, ctr32, k, ctr, in, out, nblocks);
 }

@@ -10,7 +10,7 @@
 #include "aes_vaes_avx512.h"
 #include "util.h"
 
-static VAES_INLINE void ctr32(const struct sotls_aes_key *k, unsigned rounds, uint8_t ctr[16],
+static VAES_INLINE void ctr32(unsigned rounds, const struct sotls_aes_key *k, uint8_t ctr[16],
 			      const uint8_t *in, uint8_t *out, size_t nblocks)
 {
 	struct vaes_keys v;
@@ -43,15 +43,5 @@ void sotls_aes_ctr32_vaes_avx512(const struct sotls_aes_key *k, uint8_t ctr[16],
 {
 	if (nblocks == 0)
 		return;
-	switch (k->rounds) {
-	case 10:
-		ctr32(k, 10, ctr, in, out, nblocks);
-		break;
-	case 12:
-		ctr32(k, 12, ctr, in, out, nblocks);
-		break;
-	default:
-		ctr32(k, 14, ctr, in, out, nblocks);
-		break;
-	}
+	SOTLS_AES_WITH_ROUNDS(k->rounds, ctr32, k, ctr, in, out, nblocks);
 }

@@ -6,7 +6,8 @@
  * Each batch is hashed with one reduction: its blocks are multiplied by
  * H^32 .. H^1 (Karatsuba, three carry-less products per block) and summed,
  * the running Y added into the first block, as in ghash_vpclmul_avx512.c,
- * whose table of powers this file reads (the layout is repeated below).
+ * whose table of powers and accumulator (ghash_vpclmul_avx512.h) this file
+ * shares.
  * The AES rounds of a batch and the GHASH of a batch are independent, so
  * their instructions are interleaved round by round and the AES and CLMUL
  * units work side by side:
@@ -23,35 +24,13 @@
  */
 #include "aes_vaes_avx512.h"
 #include "gcm.h"
-#include "ghash_clmul.h"
+#include "ghash_vpclmul_avx512.h"
 #include "util.h"
 
 #define BATCH 32 /* blocks */
 #define BATCH_REGS (BATCH / 4)
 
-/*
- * The table sotls_ghash_init_vpclmul_avx512 fills: key[i] = H^(32-i)*x^-1,
- * highest power first, then mid[i] = ghash_mid(key[i]).
- */
-struct __attribute__((may_alias)) vpclmul_tab {
-	__m128i key[BATCH];
-	__m128i mid[BATCH];
-};
-
-_Static_assert(sizeof(struct vpclmul_tab) <= sizeof(((struct sotls_ghash_key *)0)->tab),
-	       "GHASH table too small");
-
-struct acc512 {
-	__m512i lo, hi, mid;
-};
-
-static VAES_INLINE __m512i bswap4(__m512i x)
-{
-	const __m512i rev = _mm512_broadcast_i32x4(
-		_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-
-	return _mm512_shuffle_epi8(x, rev);
-}
+_Static_assert(BATCH == VPCLMUL_POWERS, "a batch is hashed with all the powers of H");
 
 /* Adds the products of register j of a batch (data x, as stored) to a. */
 static VAES_INLINE void ghash_step(struct acc512 *a, const struct vpclmul_tab *t, __m512i x,
@@ -60,27 +39,7 @@ static VAES_INLINE void ghash_step(struct acc512 *a, const struct vpclmul_tab *t
 	x = bswap4(x);
 	if (j == 0)
 		x ^= _mm512_zextsi128_si512(y);
-	const __m512i k = _mm512_load_si512(&t->key[4 * j]);
-	const __m512i km = _mm512_load_si512(&t->mid[4 * j]);
-	const __m512i xm = x ^ _mm512_shuffle_epi32(x, _MM_PERM_BADC);
-
-	a->lo ^= _mm512_clmulepi64_epi128(x, k, 0x00);
-	a->hi ^= _mm512_clmulepi64_epi128(x, k, 0x11);
-	a->mid ^= _mm512_clmulepi64_epi128(xm, km, 0x00);
-}
-
-static VAES_INLINE __m128i lanes_sum(__m512i v)
-{
-	const __m256i h = _mm512_castsi512_si256(v) ^ _mm512_extracti64x4_epi64(v, 1);
-
-	return _mm256_castsi256_si128(h) ^ _mm256_extracti128_si256(h, 1);
-}
-
-static VAES_INLINE __m128i ghash_finish(const struct acc512 *a)
-{
-	const struct ghash_acc s = {lanes_sum(a->lo), lanes_sum(a->hi), lanes_sum(a->mid)};
-
-	return ghash_acc_reduce(&s);
+	acc512_mul(a, x, _mm512_load_si512(&t->key[4 * j]), _mm512_load_si512(&t->mid[4 * j]));
 }
 
 /*
@@ -93,7 +52,7 @@ static VAES_INLINE __m128i batch(const struct vaes_keys *v, const struct vpclmul
 				 const uint8_t *h, bool hash_in, __m128i y)
 {
 	__m512i b[BATCH_REGS], d[BATCH_REGS], x[BATCH_REGS];
-	struct acc512 a = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+	struct acc512 a = acc512_zero();
 
 	for (unsigned j = 0; j < BATCH_REGS; j++) {
 		d[j] = _mm512_loadu_si512(in + 64 * j);
@@ -111,17 +70,17 @@ static VAES_INLINE __m128i batch(const struct vaes_keys *v, const struct vpclmul
 		b[j] = _mm512_aesenclast_epi128(b[j], v->rk[rounds] ^ d[j]);
 	for (unsigned j = 0; j < BATCH_REGS; j++)
 		_mm512_storeu_si512(out + 64 * j, b[j]);
-	return ghash_finish(&a);
+	return acc512_reduce(&a);
 }
 
 /* GHASH alone of one batch (as stored). */
 static VAES_INLINE __m128i hash_batch(const struct vpclmul_tab *t, const uint8_t *h, __m128i y)
 {
-	struct acc512 a = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+	struct acc512 a = acc512_zero();
 
 	for (unsigned j = 0; j < BATCH_REGS; j++)
 		ghash_step(&a, t, _mm512_loadu_si512(h + 64 * j), j, y);
-	return ghash_finish(&a);
+	return acc512_reduce(&a);
 }
 
 /*
@@ -135,7 +94,7 @@ static VAES_INLINE __m128i tail(const struct vaes_keys *v, const struct vpclmul_
 	const size_t nb = (n + 15) / 16;
 	const unsigned nz = (unsigned)(nb + 3) / 4;
 	const __m128i *key = &t->key[BATCH - nb], *mid = &t->mid[BATCH - nb];
-	struct acc512 a = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+	struct acc512 a = acc512_zero();
 	__m512i b[BATCH_REGS];
 
 	for (unsigned j = 0; j < nz; j++)
@@ -157,20 +116,16 @@ static VAES_INLINE __m128i tail(const struct vaes_keys *v, const struct vpclmul_
 		_mm512_mask_storeu_epi8(out + 64 * j, mb, o);
 		if (j == 0)
 			x ^= _mm512_zextsi128_si512(y);
-		const __m512i xm = x ^ _mm512_shuffle_epi32(x, _MM_PERM_BADC);
-		const __m512i k = _mm512_maskz_loadu_epi64(mk, key + 4 * j);
-		const __m512i km = _mm512_maskz_loadu_epi64(mk, mid + 4 * j);
-
-		a.lo ^= _mm512_clmulepi64_epi128(x, k, 0x00);
-		a.hi ^= _mm512_clmulepi64_epi128(x, k, 0x11);
-		a.mid ^= _mm512_clmulepi64_epi128(xm, km, 0x00);
+		acc512_mul(&a, x, _mm512_maskz_loadu_epi64(mk, key + 4 * j),
+			   _mm512_maskz_loadu_epi64(mk, mid + 4 * j));
 	}
-	return ghash_finish(&a);
+	return acc512_reduce(&a);
 }
 
-static VAES_INLINE void bulk(const struct sotls_aes_key *k, const struct vpclmul_tab *t,
-			     unsigned rounds, bool open, const uint8_t j0[16], uint8_t y[16],
-			     const uint8_t *in, uint8_t *out, size_t len, uint8_t mask[16])
+static VAES_INLINE void bulk(unsigned rounds, const struct sotls_aes_key *k,
+			     const struct vpclmul_tab *t, bool open, const uint8_t j0[16],
+			     uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
+			     uint8_t mask[16])
 {
 	struct vaes_keys v;
 	__m128i acc = ghash_load(y);
@@ -214,17 +169,7 @@ void sotls_gcm_aes_vaes_avx512(const union sotls_aead_cipher_key *k,
 			       uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
 			       uint8_t mask[16])
 {
-	const struct vpclmul_tab *t = (const struct vpclmul_tab *)gk->tab;
+	const struct vpclmul_tab *t = vpclmul_tab(gk);
 
-	switch (k->aes.rounds) {
-	case 10:
-		bulk(&k->aes, t, 10, open, j0, y, in, out, len, mask);
-		break;
-	case 12:
-		bulk(&k->aes, t, 12, open, j0, y, in, out, len, mask);
-		break;
-	default:
-		bulk(&k->aes, t, 14, open, j0, y, in, out, len, mask);
-		break;
-	}
+	SOTLS_AES_WITH_ROUNDS(k->aes.rounds, bulk, &k->aes, t, open, j0, y, in, out, len, mask);
 }

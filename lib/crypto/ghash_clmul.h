@@ -96,4 +96,20 @@ static inline __m128i ghash_mul(__m128i x, __m128i k)
 	return ghash_acc_reduce(&a);
 }
 
+/*
+ * The table of powers both implementations keep: key[i] = H^(n-i)*x^-1 for
+ * i < n, highest power first, so that the m blocks of a short run use the
+ * last m entries; mid[i] = ghash_mid(key[i]).
+ */
+static inline void ghash_powers_init(__m128i *key, __m128i *mid, int n, const uint8_t h[16])
+{
+	__m128i k1 = ghash_key1(h), k = k1;
+
+	for (int i = n - 1; i >= 0; i--) {
+		key[i] = k;
+		mid[i] = ghash_mid(k);
+		k = ghash_mul(k, k1);
+	}
+}
+
 #endif

@@ -23,13 +23,8 @@ _Static_assert(sizeof(struct pclmul_tab) <= sizeof(((struct sotls_ghash_key *)0)
 void sotls_ghash_init_pclmul(struct sotls_ghash_key *gk, const uint8_t h[16])
 {
 	struct pclmul_tab *t = (struct pclmul_tab *)gk->tab;
-	__m128i k1 = ghash_key1(h), k = k1;
 
-	for (int i = POWERS - 1; i >= 0; i--) {
-		t->key[i] = k;
-		t->mid[i] = ghash_mid(k);
-		k = ghash_mul(k, k1);
-	}
+	ghash_powers_init(t->key, t->mid, POWERS, h);
 }
 
 /* (Y ^ X1)*H^n ^ X2*H^(n-1) ^ ... ^ Xn*H for 1 <= n <= POWERS. */

@@ -28,66 +28,17 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 #include <openssl/evp.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "aead.h"
 #include "cpu.h"
+#include "crypto_testutil.h"
 #include "sotls.h"
 
 /* ---------------------------------------------------------------- helpers */
-
-static uint64_t rng_state;
-
-/* splitmix64: tiny, good enough for test data, identical on every machine. */
-static uint64_t rng_next(void)
-{
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static size_t rng_below(size_t n)
-{
-	return (size_t)(rng_next() % n);
-}
-
-static void rng_fill(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)rng_next();
-}
-
-static size_t hex_decode(const char *hex, uint8_t *out, size_t cap)
-{
-	const size_t n = strlen(hex) / 2;
-
-	assert_true(n <= cap);
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		assert_int_equal(sscanf(hex + 2 * i, "%2x", &v), 1);
-		out[i] = (uint8_t)v;
-	}
-	return n;
-}
-
-/* Index of the first differing byte, or -1. */
-static long first_diff(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (a[i] != b[i])
-			return (long)i;
-	return -1;
-}
 
 /* Index of the first nonzero byte, or -1. */
 static long first_nonzero(const uint8_t *p, size_t n)
@@ -503,60 +454,11 @@ static void test_vs_openssl_large(void **state)
 /* ------------------------------------------- (b) buffers at page edges */
 
 /*
- * A readable, writable area with an unmapped (PROT_NONE) page on each side:
- * a buffer placed flush against either end turns any access out of bounds,
- * even a read of one byte, into a SIGSEGV. cmocka reports the signal but
- * not where it came from, so the case being run is kept in fault_desc and
- * printed by a handler chained in front of cmocka's.
+ * Every buffer (input, output, AAD, tag) flush against an unmapped page
+ * (crypto_testutil.h's fence), at the start and at the end of its area, so
+ * that reading or writing even one byte out of bounds crashes; fault_desc
+ * names the case for the SIGSEGV handler.
  */
-struct fence {
-	uint8_t *map, *lo, *end;
-	size_t map_len;
-};
-
-static void fence_init(struct fence *f, size_t cap)
-{
-	const size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-	const size_t area = (cap + pg - 1) / pg * pg;
-
-	f->map_len = area + 2 * pg;
-	f->map = mmap(NULL, f->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		      0);
-	assert_true(f->map != MAP_FAILED);
-	assert_int_equal(mprotect(f->map, pg, PROT_NONE), 0);
-	assert_int_equal(mprotect(f->map + pg + area, pg, PROT_NONE), 0);
-	f->lo = f->map + pg;
-	f->end = f->map + pg + area;
-}
-
-static void fence_free(struct fence *f)
-{
-	munmap(f->map, f->map_len);
-}
-
-/* n bytes at the low edge (left) or the high edge (right) of the area. */
-static uint8_t *fence_at(const struct fence *f, int right, size_t n)
-{
-	return right ? f->end - n : f->lo;
-}
-
-static char fault_desc[192];
-static struct sigaction cmocka_segv;
-
-static void on_segv(int sig)
-{
-	static const char msg[] = "test_gcm: SIGSEGV (out-of-bounds access?) while running: ";
-
-	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0 ||
-	    write(STDERR_FILENO, fault_desc, strlen(fault_desc)) < 0 ||
-	    write(STDERR_FILENO, "\n", 1) < 0) {
-		/* nothing more to do */
-	}
-	if (cmocka_segv.sa_handler != SIG_DFL && cmocka_segv.sa_handler != SIG_IGN)
-		cmocka_segv.sa_handler(sig);
-	_exit(1);
-}
-
 static void page_edge_case(enum sotls_cpu_level lv, enum sotls_aead_alg alg, size_t len,
 			   size_t aad_len, struct fence *fin, struct fence *fout,
 			   struct fence *faad, struct fence *ftag)
@@ -615,14 +517,9 @@ static void test_page_edges(void **state)
 {
 	static const size_t big[] = {511, 1007, 1008, 1009, 1024, 1025, 2047, 4096, 16384, 16385};
 	struct fence fin, fout, faad, ftag;
-	struct sigaction sa;
 
 	(void)state;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_segv;
-	sa.sa_flags = SA_NODEFER;
-	sigemptyset(&sa.sa_mask);
-	assert_int_equal(sigaction(SIGSEGV, &sa, &cmocka_segv), 0);
+	fault_catch_begin("test_gcm");
 	fence_init(&fin, 16385);
 	fence_init(&fout, 16385);
 	fence_init(&faad, 64);
@@ -639,7 +536,7 @@ static void test_page_edges(void **state)
 	fence_free(&fout);
 	fence_free(&faad);
 	fence_free(&ftag);
-	assert_int_equal(sigaction(SIGSEGV, &cmocka_segv, NULL), 0);
+	fault_catch_end();
 }
 
 /* ---------------------------------------------- (c) forgeries are rejected */
@@ -983,13 +880,9 @@ static void test_levels_agree(void **state)
 
 int main(void)
 {
-	const char *s = getenv("SOTLS_TEST_SEED");
-	const uint64_t seed = s != NULL ? strtoull(s, NULL, 0) : 0x5eed06c3a5eedull;
 	char run[64] = "", skipped[64] = "";
 
-	rng_state = seed;
-	printf("test_gcm: seed 0x%llx (set SOTLS_TEST_SEED to replay another)\n",
-	       (unsigned long long)seed);
+	rng_seed_from_env("test_gcm", 0x5eed06c3a5eedull);
 	for (int l = 0; l < SOTLS_CPU_LEVELS; l++) {
 		const enum sotls_cpu_level lv = (enum sotls_cpu_level)l;
 		char *dst = sotls_cpu_supports(lv) ? run : skipped;
