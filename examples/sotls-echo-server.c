@@ -77,10 +77,11 @@ static int serve(struct client *cl)
 	struct sotls_info info;
 	sotls_get_info(c, &info);
 	if (g_verbose)
-		printf("client %d (%s): %s %s, TX %s, RX %s, AEAD %s\n", cl->id, cl->peer,
+		printf("client %d (%s): %s %s, TX %s (%s), RX %s (%s), AEAD %s\n", cl->id, cl->peer,
 		       info.version, info.suite,
-		       info.tx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace",
-		       info.rx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace", info.aead_impl);
+		       info.tx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace", info.tx_reason,
+		       info.rx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace", info.rx_reason,
+		       info.aead_impl);
 	fflush(stdout);
 
 	for (;;) {

@@ -1,5 +1,5 @@
 /*
- * sotls — TLS 1.2 with a fast userspace ARIA-GCM record layer and kTLS handoff.
+ * sotls — TLS 1.2 with fast userspace ARIA-GCM and AES-GCM records and kTLS handoff.
  *
  * This is the whole public API. Every symbol starts with sotls_ / SOTLS_.
  * Functions return 0 (SOTLS_OK) or a positive count on success and a negative
@@ -24,7 +24,8 @@ extern "C" {
 
 /*
  * Every failure has its own code. SOTLS_WANT_READ / SOTLS_WANT_WRITE are not
- * failures: a non-blocking socket would block; call again when it is ready.
+ * failures: a non-blocking socket would block (or a blocking socket's
+ * SO_RCVTIMEO / SO_SNDTIMEO expired); call again when it is ready.
  */
 enum sotls_error {
 	SOTLS_OK = 0,
@@ -98,11 +99,18 @@ enum sotls_verify {
 };
 
 /*
- * What to do about kernel TLS (SOL_TLS). AUTO: use the kernel where it can
- * take a direction, userspace otherwise (the default). OFF: always
- * userspace. REQUIRE: fail the handshake with SOTLS_ERR_KTLS_REQUIRED unless
- * both directions go to the kernel. This version has no kernel path yet:
- * AUTO and OFF use userspace, REQUIRE always fails.
+ * What to do about kernel TLS (SOL_TLS). After the handshake each direction
+ * (TX, RX) is handed to the kernel (TCP_ULP "tls", then TLS_TX / TLS_RX with
+ * the traffic key, salt and next sequence number) or stays in sotls's
+ * userspace record layer; sotls_get_info says which and why.
+ * AUTO: use the kernel where it takes a direction, userspace otherwise, per
+ * direction (the default). OFF: always userspace, the kernel is not asked.
+ * REQUIRE: fail the handshake with SOTLS_ERR_KTLS_REQUIRED (and an
+ * internal_error alert to the peer) unless both directions go to the kernel;
+ * sotls_conn_error_detail() names the direction and the kernel's reason.
+ * The calls and errors of a connection are the same on either path.
+ * Test only: the environment variable SOTLS_KTLS_FORCE_USERSPACE=tx|rx|both,
+ * read once per process, keeps those directions in userspace (mixed modes).
  */
 enum sotls_ktls_policy {
 	SOTLS_KTLS_AUTO = 0,
@@ -149,11 +157,21 @@ SOTLS_API int sotls_config_set_server_name(struct sotls_config *cfg, const char 
 /*
  * Allowed cipher suites, in order of preference, separated by ':' ',' or
  * spaces. Each item is an IANA name ("TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256"),
- * an OpenSSL name ("ECDHE-ECDSA-ARIA128-GCM-SHA256", "ECDHE-ARIA256-GCM-SHA384"),
- * or "ARIA-128-GCM" / "ARIA-256-GCM" for the ECDHE-ECDSA and ECDHE-RSA
- * suites of that key size. Supported: ECDHE-ECDSA and ECDHE-RSA with
- * ARIA-128-GCM-SHA256 and ARIA-256-GCM-SHA384. Error: SOTLS_ERR_UNKNOWN_SUITE
- * (the configuration is left unchanged).
+ * an OpenSSL name ("ECDHE-ECDSA-ARIA128-GCM-SHA256", "ECDHE-ARIA256-GCM-SHA384",
+ * "ECDHE-RSA-AES128-GCM-SHA256"), or "ARIA-128-GCM" / "ARIA-256-GCM" /
+ * "AES-128-GCM" / "AES-256-GCM" for the ECDHE-ECDSA and ECDHE-RSA suites of
+ * that cipher and key size. Supported: ECDHE-ECDSA and ECDHE-RSA with
+ * ARIA-128-GCM-SHA256, ARIA-256-GCM-SHA384, AES-128-GCM-SHA256 and
+ * AES-256-GCM-SHA384 (0xC05C 0xC060 0xC05D 0xC061 0xC02B 0xC02F 0xC02C
+ * 0xC030). Error: SOTLS_ERR_UNKNOWN_SUITE (the configuration is left
+ * unchanged).
+ *
+ * The default is all eight, in that order: the ARIA suites first, then the
+ * AES-GCM ones, so peers without ARIA (stock OpenSSL, browsers) still
+ * connect; within each, ECDSA before RSA and 128-bit before 256-bit keys.
+ * A server chooses by its own order, not the client's: a default server
+ * picks ARIA whenever the client offers it. Set "ARIA-128-GCM:ARIA-256-GCM"
+ * to speak ARIA only.
  */
 SOTLS_API int sotls_config_set_suites(struct sotls_config *cfg, const char *list);
 
@@ -217,6 +235,54 @@ SOTLS_API ssize_t sotls_send(struct sotls_conn *c, const void *buf, size_t len);
 SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len);
 
 /*
+ * Sends count bytes of the file file_fd, starting at *offset, like
+ * sendfile(2): returns the number of bytes sent (> 0), 0 at end of file or
+ * for count 0, and advances *offset by that many (offset NULL: the file's own
+ * position is used and advanced). On a blocking socket the count is short
+ * only at end of file. On a non-blocking socket it may be short, or
+ * SOTLS_WANT_WRITE when nothing could go; bytes reported as sent may still sit
+ * sealed in sotls's buffer and go out first on the next sotls_sendfile,
+ * sotls_send or sotls_shutdown, so unlike sotls_send there is nothing to pass
+ * again. Call it only between whole sotls_send calls (not while a
+ * non-blocking sotls_send is unfinished: SOTLS_ERR_BAD_STATE).
+ *
+ * SOTLS_ERR_SYSCALL with the file's errno when reading the file fails before
+ * any byte was sent: the connection stays usable. Socket failures are final,
+ * as for sotls_send.
+ *
+ * How it sends (sotls_info.sendfile_path says which, and why):
+ *  - userspace TX path: io_uring READ_FIXED of the file into registered
+ *    buffers laid out as records, sealed in place, sent with SEND_ZC (zero
+ *    copy; a buffer is reused only after the kernel's notification), several
+ *    records in flight; IORING_OP_SEND where SEND_ZC is unsupported (old
+ *    kernel, AF_UNIX socket); pread(2) + send(2) where io_uring is unavailable
+ *    (ENOSYS, sysctl kernel.io_uring_disabled, seccomp).
+ *  - kernel TX path (kTLS): io_uring SPLICE file -> pipe -> socket, the kernel
+ *    seals; sendfile(2) where io_uring cannot, or on a non-blocking socket.
+ * The io_uring (16 entries) and about 260 KiB of buffers (two groups of 8
+ * records) are made per connection on the first call and kept until
+ * sotls_conn_free; nothing is allocated per record. When SEND_ZC reports
+ * that the kernel copied the data anyway (a loopback peer, a device without
+ * scatter-gather; Linux 6.2+), the connection moves to IORING_OP_SEND, which
+ * then costs less. On a non-blocking socket a zero-copy call may still wait
+ * for the kernel to release a buffer of an earlier call (until the peer has
+ * acknowledged those bytes).
+ *
+ * A server that runs its own io_uring: on the kernel TX path (sotls_info's
+ * tx_path SOTLS_PATH_KERNEL) it may drive the same path itself, submitting
+ * IORING_OP_SPLICE file -> pipe -> the connection's fd on its own ring, as
+ * long as it makes no other sotls call on the connection while those are in
+ * flight. On the userspace path there is no such hook in this version:
+ * every record must be sealed with the connection's key and next sequence
+ * number between the read's completion and the send's submission, and the
+ * sends must reach the socket in sequence order, so the ring has to be the
+ * one sotls drives. Such a server uses a non-blocking socket and calls
+ * sotls_sendfile when its ring reports the socket writable (a poll request);
+ * sotls's private ring leaves the server's untouched.
+ */
+SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offset, size_t count);
+
+/*
  * Sends close_notify (after any data still buffered). Returns 0, or on a
  * non-blocking socket SOTLS_WANT_WRITE (call again). Does not wait for the
  * peer's close_notify: keep calling sotls_recv until it returns 0 for that.
@@ -232,7 +298,7 @@ SOTLS_API void sotls_conn_free(struct sotls_conn *c);
 enum sotls_path {
 	SOTLS_PATH_NONE = 0,	  /* no handshake yet */
 	SOTLS_PATH_USERSPACE = 1, /* sotls's record layer */
-	SOTLS_PATH_KERNEL = 2,	  /* kernel TLS (later versions) */
+	SOTLS_PATH_KERNEL = 2,	  /* kernel TLS (SOL_TLS) */
 };
 
 /* Facts about a connection. All strings are static and never NULL. */
@@ -242,12 +308,21 @@ struct sotls_info {
 	const char *version;	 /* "TLSv1.2" */
 	enum sotls_path tx_path; /* where sent records are made */
 	enum sotls_path rx_path; /* where received records are opened */
-	const char *tx_reason;	 /* why tx_path is what it is */
+	/* Why tx_path is what it is, e.g. "installed in the kernel (kTLS)",
+	 * "kernel cannot do gcm(aria) for TLS (no gcm(aria) in its crypto
+	 * API)", "kernel has no TLS ULP (CONFIG_TLS)", "kTLS disabled by
+	 * configuration". */
+	const char *tx_reason;
 	const char *rx_reason;
-	const char *aead_impl;	 /* AEAD implementation, e.g. "sotls-avx512" */
+	const char *aead_impl;	 /* e.g. "sotls-avx512"; "kernel (kTLS)" if both in the kernel */
 	int peer_alert;		 /* last alert received from the peer, or -1 */
-	uint64_t tx_records;	 /* records sent since the handshake */
-	uint64_t rx_records;	 /* records received since the handshake */
+	uint64_t tx_records;	 /* records sent since the handshake (userspace TX; 0 on kTLS) */
+	uint64_t rx_records;	 /* records received since the handshake (userspace RX; 0 on kTLS) */
+	/* How sotls_sendfile sends, once it has been called ("" before):
+	 * "io_uring-send-zc", "io_uring-send", "pread-send" (userspace TX),
+	 * "io_uring-splice", "sendfile" (kernel TX); and why that one. */
+	const char *sendfile_path;
+	const char *sendfile_reason;
 };
 
 /* Fills *info. Before the handshake completes the strings are "" (paths

@@ -1,14 +1,17 @@
 /*
  * The connection: runs the handshake through lib/handshake, picks the path
- * of each direction (userspace for now; kTLS comes later), and routes send,
- * recv and shutdown to the record layer.
+ * of each direction (kernel TLS or the userspace record layer, by the kTLS
+ * policy: conn_ktls.c), and routes send, recv and shutdown to that path.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "conn_ktls.h"
 #include "handshake.h"
+#include "io/sotls_io.h"
 #include "record.h"
 #include "sotls.h"
 #include "util.h"
@@ -19,10 +22,6 @@ enum conn_state {
 	CONN_FAILED,	/* a fatal error; err says which */
 };
 
-#define REASON_KTLS_NOT_ATTEMPTED \
-	"userspace record layer: kernel TLS offload not attempted (no kernel path in this version)"
-#define REASON_KTLS_OFF "userspace record layer: kernel TLS disabled by configuration"
-
 struct sotls_conn {
 	struct sotls_config *cfg;
 	int fd;
@@ -31,9 +30,14 @@ struct sotls_conn {
 	char *server_name;
 	struct sotls_hs *hs;
 	const struct sotls_suite *suite;
-	const char *reason;
-	struct sotls_record rec;
-	bool rec_ready;
+	/* Where each direction's records are made and opened, and why. */
+	const char *tx_reason, *rx_reason;
+	struct sotls_kconn k; /* the kernel directions (k.tx, k.rx) */
+	/* The userspace record layer (keys, AEAD contexts, buffers), allocated
+	 * only when a direction stays in userspace: with both directions in
+	 * the kernel the connection holds no record buffers and no keys. */
+	struct sotls_record *rec;
+	struct sotls_io *io; /* sotls_sendfile's ring and buffers, made on first use */
 	char detail[256];
 };
 
@@ -82,24 +86,62 @@ static int conn_fail(struct sotls_conn *c, int err)
 	return c->err;
 }
 
-/* Keys and sequence numbers from the handshake into the record layer. */
+/*
+ * Keys and sequence numbers from the handshake into the kernel (per
+ * direction, by the policy) and into the userspace record layer for what the
+ * kernel did not take.
+ *
+ * Nothing is pending in userspace at this point: mbedTLS has flushed its last
+ * flight before the handshake returns and no record has been sealed yet, so
+ * TLS_TX starts at the next sequence number with an empty userspace send
+ * buffer. Nothing of the record stream has been read ahead: the handshake BIO
+ * reads only what mbedTLS asks for and sotls_hs_step has checked that mbedTLS
+ * holds no byte past the peer's Finished, so TLS_RX parses the socket's
+ * receive queue from the first record after Finished (data the peer sent
+ * right behind its Finished included).
+ */
 static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 {
 	bool server = c->cfg->role == SOTLS_ROLE_SERVER;
-	struct sotls_rec_keys client = {res->kb.client_key, res->kb.client_salt, res->client_seq};
-	struct sotls_rec_keys server_k = {res->kb.server_key, res->kb.server_salt, res->server_seq};
+	struct sotls_kdir_keys client = {res->kb.client_key, res->kb.client_salt, res->client_seq};
+	struct sotls_kdir_keys server_k = {res->kb.server_key, res->kb.server_salt,
+					   res->server_seq};
+	const struct sotls_kdir_keys *txk = server ? &server_k : &client;
+	const struct sotls_kdir_keys *rxk = server ? &client : &server_k;
+	enum sotls_aead_alg alg = res->suite->alg;
+	struct sotls_kchoice kc;
+	int rc = 0;
 
-	int rc = sotls_record_init(&c->rec, c->fd, res->suite->alg, server ? &server_k : &client,
-				   server ? &client : &server_k, NULL, 0);
+	sotls_kconn_install(c->fd, c->cfg->ktls, alg, txk, rxk, &kc);
+	if (!kc.tx || !kc.rx) {
+		struct sotls_rec_keys t = {txk->key, txk->salt, txk->seq};
+		struct sotls_rec_keys r = {rxk->key, rxk->salt, rxk->seq};
+		c->rec = malloc(sizeof(*c->rec));
+		rc = c->rec == NULL ? SOTLS_ERR_OUT_OF_MEMORY
+				    : sotls_record_init(c->rec, c->fd, alg, &t, &r, NULL, 0);
+		if (rc != 0) {
+			free(c->rec); /* sotls_record_init cleaned up after itself */
+			c->rec = NULL;
+		} else {
+			/* The kernel's half is not kept in userspace. */
+			if (kc.tx) {
+				sotls_aead_clear(&c->rec->tx.aead);
+				c->rec->alert_out = sotls_kconn_alert_out;
+			}
+			if (kc.rx)
+				sotls_aead_clear(&c->rec->rx.aead);
+		}
+	}
 	sotls_wipe(&res->kb, sizeof(res->kb));
 	if (rc != 0) {
 		snprintf(c->detail, sizeof(c->detail), "record layer set-up failed: %s",
 			 sotls_strerror(rc));
 		return rc;
 	}
-	c->rec_ready = true;
+	sotls_kconn_init(&c->k, c->fd, kc.tx, kc.rx, c->rec);
 	c->suite = res->suite;
-	c->reason = c->cfg->ktls == SOTLS_KTLS_OFF ? REASON_KTLS_OFF : REASON_KTLS_NOT_ATTEMPTED;
+	c->tx_reason = kc.tx_reason;
+	c->rx_reason = kc.rx_reason;
 	return 0;
 }
 
@@ -138,13 +180,16 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 		return conn_fail(c, rc);
 	c->state = CONN_OPEN;
 
-	if (c->cfg->ktls == SOTLS_KTLS_REQUIRE) {
-		/* No kernel path exists yet, so "require" cannot be met. The
-		 * peer learns it from an internal_error alert. */
+	if (c->cfg->ktls == SOTLS_KTLS_REQUIRE && !(c->k.tx && c->k.rx)) {
+		/* The peer learns it from an internal_error alert. */
 		snprintf(c->detail, sizeof(c->detail),
-			 "kernel TLS required by configuration, but this version has no kernel "
-			 "TLS path");
-		sotls_record_fatal(&c->rec, SOTLS_ALERT_INTERNAL_ERROR, SOTLS_ERR_KTLS_REQUIRED);
+			 "kernel TLS required by configuration, but the kernel did not take%s%s%s%s%s",
+			 c->k.tx ? "" : " TX (", c->k.tx ? "" : c->tx_reason, c->k.tx ? "" : ")",
+			 c->k.rx ? "" : c->k.tx ? " RX (" : " and RX (",
+			 c->k.rx ? "" : c->rx_reason);
+		if (!c->k.rx)
+			strncat(c->detail, ")", sizeof(c->detail) - strlen(c->detail) - 1);
+		sotls_kconn_fatal(&c->k, SOTLS_ALERT_INTERNAL_ERROR, SOTLS_ERR_KTLS_REQUIRED);
 		return conn_fail(c, SOTLS_ERR_KTLS_REQUIRED);
 	}
 	return 0;
@@ -166,17 +211,45 @@ static ssize_t rec_result(struct sotls_conn *c, ssize_t rc)
 	if (rc == SOTLS_ERR_CLOSED || rc == SOTLS_ERR_INVALID_ARGUMENT)
 		return rc; /* caller mistakes end nothing */
 	if (rc == SOTLS_ERR_PEER_ALERT)
-		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", c->rec.peer_alert);
+		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", c->rec->peer_alert);
 	else if (rc == SOTLS_ERR_SYSCALL)
-		snprintf(c->detail, sizeof(c->detail), "%s", strerror(c->rec.sys_errno));
-	else if (c->rec.sent_alert > 0)
+		snprintf(c->detail, sizeof(c->detail), "%s", strerror(c->rec->sys_errno));
+	else if (c->rec->sent_alert > 0)
 		snprintf(c->detail, sizeof(c->detail), "sent fatal alert %d to the peer",
-			 c->rec.sent_alert);
+			 c->rec->sent_alert);
 	else
 		c->detail[0] = '\0';
 	int saved = errno;
 	if (rc == SOTLS_ERR_SYSCALL)
-		saved = c->rec.sys_errno;
+		saved = c->rec->sys_errno;
+	conn_fail(c, (int)rc);
+	errno = saved;
+	return rc;
+}
+
+/* Records a failure of a kernel direction on the connection. */
+static ssize_t k_result(struct sotls_conn *c, ssize_t rc)
+{
+	if (rc >= 0 || rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE)
+		return rc;
+	if (rc == SOTLS_ERR_CLOSED || rc == SOTLS_ERR_INVALID_ARGUMENT)
+		return rc;
+	int saved = errno;
+	if (rc == SOTLS_ERR_PEER_ALERT)
+		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", c->k.peer_alert);
+	else if (rc == SOTLS_ERR_SYSCALL)
+		snprintf(c->detail, sizeof(c->detail), "kernel TLS socket: %s%s",
+			 strerror(c->k.sys_errno),
+			 c->k.sys_errno == EIO ? " (the kernel refused a record it could not hand "
+						 "over; the connection is unusable)"
+					       : "");
+	else if (c->k.sent_alert > 0)
+		snprintf(c->detail, sizeof(c->detail), "sent fatal alert %d to the peer",
+			 c->k.sent_alert);
+	else
+		c->detail[0] = '\0';
+	if (rc == SOTLS_ERR_SYSCALL)
+		saved = c->k.sys_errno;
 	conn_fail(c, (int)rc);
 	errno = saved;
 	return rc;
@@ -191,19 +264,71 @@ SOTLS_API ssize_t sotls_send(struct sotls_conn *c, const void *buf, size_t len)
 	int rc = ready(c);
 	if (rc != 0)
 		return rc;
-	return rec_result(c, sotls_record_send(&c->rec, buf, len));
+	if (c->k.tx)
+		return k_result(c, sotls_kconn_send(&c->k, buf, len));
+	return rec_result(c, sotls_record_send(c->rec, buf, len));
 }
 
 SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len)
 {
 	if (c == NULL || buf == NULL || len == 0)
 		return SOTLS_ERR_INVALID_ARGUMENT;
-	if (c->state == CONN_FAILED && !(c->rec_ready && c->rec.plain_len > 0))
+	if (c->state == CONN_FAILED && !(c->rec != NULL && c->rec->plain_len > 0))
 		return c->err;
 	int rc = ready(c);
 	if (rc != 0)
 		return rc;
-	return rec_result(c, sotls_record_recv(&c->rec, buf, len));
+	if (c->k.rx)
+		return k_result(c, sotls_kconn_recv(&c->k, buf, len));
+	return rec_result(c, sotls_record_recv(c->rec, buf, len));
+}
+
+/* sotls_sendfile: the engines are in lib/io. */
+SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offset, size_t count)
+{
+	if (c == NULL || file_fd < 0 || (offset != NULL && *offset < 0))
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	if (c->state == CONN_FAILED)
+		return c->err;
+	int rc = ready(c);
+	if (rc != 0)
+		return rc;
+	off_t pos = 0, *at = offset;
+	if (at == NULL) {
+		pos = lseek(file_fd, 0, SEEK_CUR);
+		if (pos < 0)
+			return SOTLS_ERR_SYSCALL; /* the file's errno; the connection goes on */
+		at = &pos;
+	}
+	if (count > (size_t)0x7ffff000)
+		count = 0x7ffff000; /* as sendfile(2) */
+	ssize_t n;
+	if (c->k.tx) {
+		if (c->k.err != 0)
+			return c->k.err;
+		if (c->k.tx_closed)
+			return SOTLS_ERR_CLOSED;
+		int file_failed = 0;
+		n = sotls_io_sendfile_kernel(&c->io, c->fd, file_fd, at, count, &file_failed);
+		if (n == SOTLS_ERR_SYSCALL && !file_failed) {
+			c->k.sys_errno = errno;
+			c->k.err = SOTLS_ERR_SYSCALL;
+			n = k_result(c, n);
+		}
+	} else {
+		n = sotls_io_sendfile_user(&c->io, c->rec, c->fd, file_fd, at, count);
+		/* Whatever did not fail the record layer (the file cannot be
+		 * read, no memory for the ring, an unfinished sotls_send) leaves
+		 * the connection as it was. */
+		if (!(n < 0 && n != SOTLS_WANT_WRITE && c->rec->err == 0))
+			n = rec_result(c, n);
+	}
+	if (offset == NULL && n > 0) {
+		int saved = errno;
+		(void)lseek(file_fd, pos, SEEK_SET);
+		errno = saved;
+	}
+	return n;
 }
 
 SOTLS_API int sotls_shutdown(struct sotls_conn *c)
@@ -214,7 +339,9 @@ SOTLS_API int sotls_shutdown(struct sotls_conn *c)
 		return c->err;
 	if (c->state != CONN_OPEN)
 		return SOTLS_ERR_BAD_STATE;
-	return (int)rec_result(c, sotls_record_shutdown(&c->rec));
+	if (c->k.tx)
+		return (int)k_result(c, sotls_kconn_shutdown(&c->k));
+	return (int)rec_result(c, sotls_record_shutdown(c->rec));
 }
 
 SOTLS_API void sotls_conn_free(struct sotls_conn *c)
@@ -222,8 +349,11 @@ SOTLS_API void sotls_conn_free(struct sotls_conn *c)
 	if (c == NULL)
 		return;
 	sotls_hs_free(c->hs);
-	if (c->rec_ready)
-		sotls_record_free(&c->rec);
+	sotls_io_free(c->io);
+	if (c->rec != NULL) {
+		sotls_record_free(c->rec);
+		free(c->rec);
+	}
 	sotls_config_free(c->cfg);
 	free(c->server_name);
 	sotls_wipe(c, sizeof(*c));
@@ -241,19 +371,27 @@ SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info
 	info->rx_reason = "";
 	info->aead_impl = "";
 	info->peer_alert = -1;
-	if (!c->rec_ready || c->suite == NULL)
+	info->sendfile_path = sotls_io_path(c->io);
+	info->sendfile_reason = sotls_io_reason(c->io);
+	if (c->suite == NULL)
 		return 0;
 	info->suite = c->suite->iana;
 	info->suite_id = c->suite->id;
 	info->version = "TLSv1.2";
-	info->tx_path = SOTLS_PATH_USERSPACE;
-	info->rx_path = SOTLS_PATH_USERSPACE;
-	info->tx_reason = c->reason;
-	info->rx_reason = c->reason;
-	info->aead_impl = sotls_aead_impl_name(&c->rec.tx.aead);
-	info->peer_alert = c->rec.peer_alert;
-	info->tx_records = c->rec.tx_records;
-	info->rx_records = c->rec.rx_records;
+	info->tx_path = c->k.tx ? SOTLS_PATH_KERNEL : SOTLS_PATH_USERSPACE;
+	info->rx_path = c->k.rx ? SOTLS_PATH_KERNEL : SOTLS_PATH_USERSPACE;
+	info->tx_reason = c->tx_reason;
+	info->rx_reason = c->rx_reason;
+	if (!c->k.tx)
+		info->aead_impl = sotls_aead_impl_name(&c->rec->tx.aead);
+	else if (!c->k.rx)
+		info->aead_impl = sotls_aead_impl_name(&c->rec->rx.aead);
+	else
+		info->aead_impl = "kernel (kTLS)";
+	info->peer_alert = c->k.rx ? c->k.peer_alert : c->rec->peer_alert;
+	/* Records are counted on the userspace path only. */
+	info->tx_records = c->k.tx ? 0 : c->rec->tx_records;
+	info->rx_records = c->k.rx ? 0 : c->rec->rx_records;
 	return 0;
 }
 

@@ -80,6 +80,27 @@ struct tls12_crypto_info_aria_gcm_256 {
 };
 #endif
 
+#ifndef TLS_CIPHER_AES_GCM_128
+#define TLS_CIPHER_AES_GCM_128 51
+struct tls12_crypto_info_aes_gcm_128 {
+	struct tls_crypto_info info;
+	unsigned char iv[8];
+	unsigned char key[16];
+	unsigned char salt[4];
+	unsigned char rec_seq[8];
+};
+#endif
+#ifndef TLS_CIPHER_AES_GCM_256
+#define TLS_CIPHER_AES_GCM_256 52
+struct tls12_crypto_info_aes_gcm_256 {
+	struct tls_crypto_info info;
+	unsigned char iv[8];
+	unsigned char key[32];
+	unsigned char salt[4];
+	unsigned char rec_seq[8];
+};
+#endif
+
 /* The kernel ABI, checked where it is compiled. */
 _Static_assert(sizeof(struct tls_crypto_info) == 4, "tls_crypto_info is 4 bytes");
 _Static_assert(TLS_CIPHER_ARIA_GCM_128 == 57 && TLS_CIPHER_ARIA_GCM_256 == 58,
@@ -88,6 +109,11 @@ _Static_assert(sizeof(struct tls12_crypto_info_aria_gcm_128) == 4 + 8 + 16 + 4 +
 	       "tls12_crypto_info_aria_gcm_128 layout");
 _Static_assert(sizeof(struct tls12_crypto_info_aria_gcm_256) == 4 + 8 + 32 + 4 + 8,
 	       "tls12_crypto_info_aria_gcm_256 layout");
+_Static_assert(TLS_CIPHER_AES_GCM_128 == 51 && TLS_CIPHER_AES_GCM_256 == 52, "AES-GCM cipher types");
+_Static_assert(sizeof(struct tls12_crypto_info_aes_gcm_128) == 4 + 8 + 16 + 4 + 8,
+	       "tls12_crypto_info_aes_gcm_128 layout");
+_Static_assert(sizeof(struct tls12_crypto_info_aes_gcm_256) == 4 + 8 + 32 + 4 + 8,
+	       "tls12_crypto_info_aes_gcm_256 layout");
 
 /*
  * One row per cipher. Adding one (AES-GCM, say) is one KTLS_CIPHER line with
@@ -125,8 +151,10 @@ static const struct ktls_cipher ktls_ciphers[] = {
 		    tls12_crypto_info_aria_gcm_128),
 	KTLS_CIPHER(SOTLS_AEAD_ARIA_256_GCM, TLS_CIPHER_ARIA_GCM_256, "gcm(aria)", "6.1",
 		    tls12_crypto_info_aria_gcm_256),
-	/* e.g. KTLS_CIPHER(SOTLS_AEAD_AES_128_GCM, TLS_CIPHER_AES_GCM_128, "gcm(aes)", "4.13",
-	 *                  tls12_crypto_info_aes_gcm_128), */
+	KTLS_CIPHER(SOTLS_AEAD_AES_128_GCM, TLS_CIPHER_AES_GCM_128, "gcm(aes)", "4.13",
+		    tls12_crypto_info_aes_gcm_128),
+	KTLS_CIPHER(SOTLS_AEAD_AES_256_GCM, TLS_CIPHER_AES_GCM_256, "gcm(aes)", "5.1",
+		    tls12_crypto_info_aes_gcm_256),
 };
 
 /* Room for the largest crypto_info of the table. */
@@ -134,6 +162,8 @@ union ktls_crypto_info_buf {
 	struct tls_crypto_info info;
 	struct tls12_crypto_info_aria_gcm_128 aria128;
 	struct tls12_crypto_info_aria_gcm_256 aria256;
+	struct tls12_crypto_info_aes_gcm_128 aes128;
+	struct tls12_crypto_info_aes_gcm_256 aes256;
 	unsigned char bytes[64];
 };
 
@@ -473,8 +503,9 @@ int sotls_ktls_map_rx_errno(int err)
 	case EMSGSIZE:
 		return SOTLS_ERR_RECORD_OVERFLOW;
 	case EINVAL:
-		/* The record header's version is not TLS 1.2's. */
-		return SOTLS_ERR_DECODE;
+		/* The record header's version is not TLS 1.2's: the userspace
+		 * record layer calls that SOTLS_ERR_PROTOCOL_VERSION too. */
+		return SOTLS_ERR_PROTOCOL_VERSION;
 	case EAGAIN:
 #if EWOULDBLOCK != EAGAIN
 	case EWOULDBLOCK:
@@ -510,6 +541,12 @@ static int map_tx_errno(int err)
 
 ssize_t sotls_ktls_send_record(int fd, uint8_t type, const void *data, size_t len)
 {
+	return sotls_ktls_send_record_flags(fd, type, data, len, 0);
+}
+
+ssize_t sotls_ktls_send_record_flags(int fd, uint8_t type, const void *data, size_t len,
+				     int flags)
+{
 	union {
 		char buf[CMSG_SPACE(sizeof(unsigned char))];
 		struct cmsghdr align;
@@ -535,7 +572,7 @@ ssize_t sotls_ktls_send_record(int fd, uint8_t type, const void *data, size_t le
 		*CMSG_DATA(cmsg) = type;
 	}
 	do {
-		n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+		n = sendmsg(fd, &msg, MSG_NOSIGNAL | flags);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return map_tx_errno(errno);
@@ -544,8 +581,13 @@ ssize_t sotls_ktls_send_record(int fd, uint8_t type, const void *data, size_t le
 
 int sotls_ktls_send_alert(int fd, uint8_t level, uint8_t description)
 {
+	return sotls_ktls_send_alert_flags(fd, level, description, 0);
+}
+
+int sotls_ktls_send_alert_flags(int fd, uint8_t level, uint8_t description, int flags)
+{
 	const uint8_t alert[2] = {level, description};
-	ssize_t n = sotls_ktls_send_record(fd, SOTLS_KTLS_ALERT, alert, sizeof(alert));
+	ssize_t n = sotls_ktls_send_record_flags(fd, SOTLS_KTLS_ALERT, alert, sizeof(alert), flags);
 
 	if (n < 0)
 		return (int)n;

@@ -3,7 +3,7 @@
  * brings the traffic key, the 4-byte implicit salt and the next 64-bit record
  * sequence number of each direction, and this module
  *   - attaches the "tls" upper-layer protocol (TCP_ULP) to an established socket,
- *   - installs TLS_TX or TLS_RX for a TLS 1.2 AEAD cipher (ARIA-GCM today),
+ *   - installs TLS_TX or TLS_RX for a TLS 1.2 AEAD cipher (ARIA-GCM, AES-GCM),
  *   - sends a record of any content type (TLS_SET_RECORD_TYPE control message),
  *   - receives with the content type (TLS_GET_RECORD_TYPE control message),
  * and says, when the kernel cannot, why not: a stable reason code plus text.
@@ -129,8 +129,14 @@ int sotls_ktls_probe(enum sotls_aead_alg alg, struct sotls_ktls_result *res);
  */
 ssize_t sotls_ktls_send_record(int fd, uint8_t type, const void *data, size_t len);
 
+/* The same with extra send flags (MSG_DONTWAIT for a best-effort alert). */
+ssize_t sotls_ktls_send_record_flags(int fd, uint8_t type, const void *data, size_t len,
+				     int flags);
+
 /* Sends an alert record {level, description}; 0 or an error as above. */
 int sotls_ktls_send_alert(int fd, uint8_t level, uint8_t description);
+/* The same with extra send flags. */
+int sotls_ktls_send_alert_flags(int fd, uint8_t level, uint8_t description, int flags);
 
 /*
  * Receives plaintext of one record type (kTLS RX installed): at most len
@@ -143,8 +149,8 @@ ssize_t sotls_ktls_recv(int fd, void *buf, size_t len, int flags, uint8_t *type)
 /*
  * Maps an errno of recv/recvmsg on a kTLS RX socket to an enum sotls_error:
  * EBADMSG -> SOTLS_ERR_BAD_RECORD_MAC (bad tag, or an empty record),
- * EMSGSIZE -> SOTLS_ERR_RECORD_OVERFLOW, EINVAL -> SOTLS_ERR_DECODE (the
- * record header's version is not 3,3), EAGAIN -> SOTLS_WANT_READ,
+ * EMSGSIZE -> SOTLS_ERR_RECORD_OVERFLOW, EINVAL -> SOTLS_ERR_PROTOCOL_VERSION
+ * (the record header's version is not 3,3, as the userspace path reports it), EAGAIN -> SOTLS_WANT_READ,
  * ECONNRESET/EPIPE -> SOTLS_ERR_CLOSED, anything else SOTLS_ERR_SYSCALL.
  */
 int sotls_ktls_map_rx_errno(int err);

@@ -92,6 +92,13 @@ void sotls_record_free(struct sotls_record *r)
 
 /* ---- sealing ---------------------------------------------------------- */
 
+static int fail_sticky(struct sotls_record *r, int err)
+{
+	if (r->err == 0)
+		r->err = err;
+	return r->err;
+}
+
 static void make_nonce(uint8_t nonce[SOTLS_AEAD_NONCE_LEN], const uint8_t salt[SOTLS_REC_SALT],
 		       const uint8_t explicit_nonce[SOTLS_REC_EXPLICIT_NONCE])
 {
@@ -113,12 +120,11 @@ static void make_aad(uint8_t aad[13], uint64_t seq, uint8_t type, size_t plain_l
  * Seals one record of len <= 2^14 bytes at tx_tail. The caller has checked
  * that it fits. The sequence number never wraps: the last value is refused.
  */
-static int seal_record(struct sotls_record *r, uint8_t type, const uint8_t *in, size_t len)
+static int seal_at(struct sotls_record *r, uint8_t *p, uint8_t type, const uint8_t *in, size_t len)
 {
 	if (r->tx.seq == UINT64_MAX)
 		return SOTLS_ERR_SEQUENCE_OVERFLOW;
 
-	uint8_t *p = r->txbuf + r->tx_tail;
 	size_t frag_len = SOTLS_REC_EXPLICIT_NONCE + len + SOTLS_REC_TAG;
 	p[0] = type;
 	p[1] = TLS12_MAJOR;
@@ -137,8 +143,56 @@ static int seal_record(struct sotls_record *r, uint8_t type, const uint8_t *in, 
 
 	r->tx.seq++;
 	r->tx_records++;
-	r->tx_tail += SOTLS_REC_HEADER + frag_len;
 	return 0;
+}
+
+static int seal_record(struct sotls_record *r, uint8_t type, const uint8_t *in, size_t len)
+{
+	int rc = seal_at(r, r->txbuf + r->tx_tail, type, in, len);
+	if (rc == 0)
+		r->tx_tail += SOTLS_REC_OVERHEAD + len;
+	return rc;
+}
+
+int sotls_record_seal_in_place(struct sotls_record *r, uint8_t *rec, size_t len)
+{
+	if (r->err != 0)
+		return r->err;
+	if (r->tx_closed)
+		return SOTLS_ERR_CLOSED;
+	if (rec == NULL || len > SOTLS_REC_MAX_PLAINTEXT)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	uint8_t *pt = rec + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
+	int rc = seal_at(r, rec, SOTLS_CT_APPLICATION_DATA, pt, len);
+	return rc == 0 ? 0 : fail_sticky(r, rc);
+}
+
+size_t sotls_record_tx_room(const struct sotls_record *r)
+{
+	if (r->tx_tail + ALERT_ROOM >= r->tx_cap)
+		return 0;
+	return r->tx_cap - r->tx_tail - ALERT_ROOM;
+}
+
+int sotls_record_queue_sealed(struct sotls_record *r, const uint8_t *data, size_t len)
+{
+	if (r->err != 0)
+		return r->err;
+	if (len > sotls_record_tx_room(r))
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	memcpy(r->txbuf + r->tx_tail, data, len);
+	r->tx_tail += len;
+	return 0;
+}
+
+int sotls_record_fail_syscall(struct sotls_record *r, int err)
+{
+	if (r->err == 0) {
+		r->sys_errno = err;
+		r->err = SOTLS_ERR_SYSCALL;
+		r->tx_head = r->tx_tail = r->tx_pending = 0;
+	}
+	return r->err;
 }
 
 /* ---- the send path ---------------------------------------------------- */
@@ -235,7 +289,10 @@ static int send_alert(struct sotls_record *r, uint8_t level, uint8_t desc, int e
 {
 	uint8_t alert[2] = {level, desc};
 
-	if (r->err == 0 && r->tx.seq != UINT64_MAX &&
+	if (r->alert_out != NULL) {
+		if (r->err == 0 && r->alert_out(r->fd, level, desc) == 0)
+			r->sent_alert = desc;
+	} else if (r->err == 0 && r->tx.seq != UINT64_MAX &&
 	    r->tx_tail + ALERT_RECORD <= r->tx_cap) {
 		if (seal_record(r, SOTLS_CT_ALERT, alert, sizeof(alert)) == 0) {
 			r->sent_alert = desc;
@@ -259,6 +316,11 @@ static int send_fatal(struct sotls_record *r, uint8_t desc, int err)
 int sotls_record_fatal(struct sotls_record *r, uint8_t desc, int err)
 {
 	return send_fatal(r, desc, err);
+}
+
+int sotls_record_warning(struct sotls_record *r, uint8_t desc)
+{
+	return send_alert(r, SOTLS_ALERT_WARNING, desc, 0);
 }
 
 /* ---- opening ------------------------------------------------------------ */

@@ -96,6 +96,11 @@ struct sotls_record {
 	size_t plain_len;
 
 	void *mem; /* the one allocation behind txbuf and rxbuf */
+
+	/* Set when the send direction is in the kernel (kTLS TX) and this
+	 * record layer only receives: its alerts go out through this (best
+	 * effort, never blocking; 0 when sent) instead of being sealed here. */
+	int (*alert_out)(int fd, uint8_t level, uint8_t desc);
 };
 
 /* The keys and state of one direction, as the handshake hands them over. */
@@ -127,7 +132,34 @@ ssize_t sotls_record_recv(struct sotls_record *r, uint8_t *buf, size_t len);
  * connection with err. Returns the sticky error. */
 int sotls_record_fatal(struct sotls_record *r, uint8_t desc, int err);
 
+/* Sends a warning alert (e.g. no_renegotiation) after whatever is sealed;
+ * flushed if the socket takes it now. Returns the sticky error or 0. */
+int sotls_record_warning(struct sotls_record *r, uint8_t desc);
+
 /* Seals close_notify (once) and flushes. 0 or SOTLS_WANT_WRITE or an error. */
 int sotls_record_shutdown(struct sotls_record *r);
+
+/*
+ * For callers that build records in their own buffers (lib/io, sendfile):
+ * rec points at a record laid out as
+ *   [header(5) | explicit nonce(8) | plaintext (len <= 2^14) | tag(16)]
+ * with the plaintext already in place. Writes the header and nonce, encrypts
+ * the plaintext in place and appends the tag, taking the next TX sequence
+ * number. The record (SOTLS_REC_OVERHEAD + len bytes) must then be sent
+ * before anything else this layer seals. 0 or a (sticky) error.
+ */
+int sotls_record_seal_in_place(struct sotls_record *r, uint8_t *rec, size_t len);
+
+/* Free bytes at the end of the send buffer (alert room kept apart). */
+size_t sotls_record_tx_room(const struct sotls_record *r);
+
+/* Appends already sealed bytes (the unsent rest of records sealed with
+ * sotls_record_seal_in_place) to the send buffer; the next send, shutdown
+ * or flush writes them first. len <= sotls_record_tx_room(). */
+int sotls_record_queue_sealed(struct sotls_record *r, const uint8_t *data, size_t len);
+
+/* Fails the connection with SOTLS_ERR_SYSCALL and errno err (a send of
+ * sealed bytes failed: the stream is broken). Returns the sticky error. */
+int sotls_record_fail_syscall(struct sotls_record *r, int err);
 
 #endif

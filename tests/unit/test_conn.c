@@ -164,7 +164,9 @@ static void test_all_suites(void **state)
 		assert_string_equal(info.version, "TLSv1.2");
 		assert_int_equal(info.tx_path, SOTLS_PATH_USERSPACE);
 		assert_int_equal(info.rx_path, SOTLS_PATH_USERSPACE);
-		assert_non_null(strstr(info.tx_reason, "kernel TLS offload not attempted"));
+		/* A socketpair is no TCP socket: kTLS cannot take it. */
+		assert_non_null(strstr(info.tx_reason, "not a TCP socket"));
+		assert_non_null(strstr(info.rx_reason, "not a TCP socket"));
 		assert_true(strlen(info.aead_impl) > 0);
 		echo(c, 1000000);
 		assert_int_equal(sotls_shutdown(c), 0);
@@ -402,6 +404,181 @@ static void test_threads_share_config(void **state)
 	sotls_config_free(cc);
 }
 
+/* ---- AES-GCM suites (issue 8): sotls <-> sotls with each, and the default
+ * order (ARIA first, then AES-GCM) ---- */
+
+#include <stdbool.h>
+#include <sys/random.h>
+
+#include <mbedtls/bignum.h>
+#include <mbedtls/pk.h>
+#include <mbedtls/rsa.h>
+#include <mbedtls/x509_crt.h>
+
+static char g_rsa_cert[4096], g_rsa_key[4096]; /* RSA 2048, CN=localhost, made once */
+
+static int aes_os_random(void *ctx, unsigned char *out, size_t len)
+{
+	(void)ctx;
+	while (len > 0) {
+		ssize_t n = getrandom(out, len, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		out += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* A self-signed RSA certificate, for the ECDHE-RSA suites. */
+static void make_rsa_cert(void)
+{
+	if (g_rsa_cert[0] != '\0')
+		return;
+	mbedtls_pk_context key;
+	mbedtls_x509write_cert crt;
+	mbedtls_mpi serial;
+	const char *subject = "CN=localhost,O=sotls rsa test";
+	mbedtls_pk_init(&key);
+	mbedtls_x509write_crt_init(&crt);
+	mbedtls_mpi_init(&serial);
+	assert_int_equal(mbedtls_pk_setup(&key, mbedtls_pk_info_from_type(MBEDTLS_PK_RSA)), 0);
+	assert_int_equal(mbedtls_rsa_gen_key(mbedtls_pk_rsa(key), aes_os_random, NULL, 2048, 65537),
+			 0);
+	assert_int_equal(mbedtls_mpi_lset(&serial, 7), 0);
+	mbedtls_x509write_crt_set_version(&crt, MBEDTLS_X509_CRT_VERSION_3);
+	mbedtls_x509write_crt_set_md_alg(&crt, MBEDTLS_MD_SHA256);
+	mbedtls_x509write_crt_set_subject_key(&crt, &key);
+	mbedtls_x509write_crt_set_issuer_key(&crt, &key);
+	assert_int_equal(mbedtls_x509write_crt_set_subject_name(&crt, subject), 0);
+	assert_int_equal(mbedtls_x509write_crt_set_issuer_name(&crt, subject), 0);
+	assert_int_equal(mbedtls_x509write_crt_set_serial(&crt, &serial), 0);
+	assert_int_equal(
+		mbedtls_x509write_crt_set_validity(&crt, "20240101000000", "20340101000000"), 0);
+	assert_int_equal(mbedtls_x509write_crt_set_basic_constraints(&crt, 1, 0), 0);
+	assert_int_equal(mbedtls_x509write_crt_pem(&crt, (unsigned char *)g_rsa_cert,
+						   sizeof(g_rsa_cert), aes_os_random, NULL),
+			 0);
+	assert_int_equal(
+		mbedtls_pk_write_key_pem(&key, (unsigned char *)g_rsa_key, sizeof(g_rsa_key)), 0);
+	mbedtls_mpi_free(&serial);
+	mbedtls_x509write_crt_free(&crt);
+	mbedtls_pk_free(&key);
+}
+
+/*
+ * One sotls <-> sotls connection: the server (ECDSA or RSA certificate) with
+ * server_suites, the client verifying it with client_suites; both must
+ * negotiate want (IANA name), echo data and close with close_notify.
+ */
+static void aes_pair(bool rsa, const char *server_suites, const char *client_suites,
+		     const char *want)
+{
+	const char *cert = g_cert, *key = g_key;
+	if (rsa) {
+		make_rsa_cert();
+		cert = g_rsa_cert;
+		key = g_rsa_key;
+	}
+	struct sotls_config *sc = sotls_config_new(SOTLS_ROLE_SERVER);
+	assert_non_null(sc);
+	assert_int_equal(
+		sotls_config_set_cert_mem(sc, cert, strlen(cert) + 1, key, strlen(key) + 1), 0);
+	if (server_suites)
+		assert_int_equal(sotls_config_set_suites(sc, server_suites), 0);
+	struct side s = {.cfg = sc};
+	pthread_t t;
+	int fd = start_server(&s, &t);
+	struct sotls_config *cc = client_cfg(client_suites, cert, "localhost");
+	struct sotls_conn *c;
+	assert_int_equal(sotls_conn_new(cc, fd, &c), 0);
+	int rc = sotls_handshake(c);
+	if (rc != 0)
+		fail_msg("handshake for %s: %s; %s", want, sotls_strerror(rc),
+			 sotls_conn_error_detail(c));
+	struct sotls_info info;
+	assert_int_equal(sotls_get_info(c, &info), 0);
+	assert_string_equal(info.suite, want);
+	assert_string_equal(info.version, "TLSv1.2");
+	assert_int_equal(info.tx_path, SOTLS_PATH_USERSPACE);
+	assert_int_equal(info.rx_path, SOTLS_PATH_USERSPACE);
+	assert_true(strlen(info.aead_impl) > 0);
+	echo(c, 300000);
+	assert_int_equal(sotls_shutdown(c), 0);
+	uint8_t b[16];
+	assert_int_equal(sotls_recv(c, b, sizeof(b)), 0);
+	sotls_conn_free(c);
+	sotls_config_free(cc);
+	finish_server(&s, t, fd);
+	if (s.hs_rc != 0)
+		fail_msg("server for %s: %d; %s", want, s.hs_rc, s.detail);
+	assert_int_equal(s.echo_bytes, 300000);
+	assert_string_equal(s.info.suite, want);
+	sotls_config_free(sc);
+}
+
+/* Each AES-GCM suite, by each kind of name, with both certificate types. */
+static void test_aes_suites_each(void **state)
+{
+	(void)state;
+	static const struct {
+		bool rsa;
+		const char *client, *want;
+	} cases[] = {
+		{false, "ECDHE-ECDSA-AES128-GCM-SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"},
+		{false, "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+		 "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"},
+		{true, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+		 "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256"},
+		{true, "ECDHE-RSA-AES256-GCM-SHA384", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"},
+		{true, "AES-256-GCM", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384"},
+		/* ARIA with RSA too, as test_all_suites has only ECDSA. */
+		{true, "ARIA-128-GCM", "TLS_ECDHE_RSA_WITH_ARIA_128_GCM_SHA256"},
+		{true, "ECDHE-ARIA256-GCM-SHA384", "TLS_ECDHE_RSA_WITH_ARIA_256_GCM_SHA384"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		aes_pair(cases[i].rsa, NULL, cases[i].client, cases[i].want);
+}
+
+/*
+ * The default order. Both sides default: ARIA-128. A client without ARIA:
+ * the default server picks AES-GCM by its own order (128 before 256), even
+ * when the client prefers 256. A server restricted to AES serves a default
+ * client.
+ */
+static void test_default_suites_order(void **state)
+{
+	(void)state;
+	aes_pair(false, NULL, NULL, "TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256");
+	aes_pair(true, NULL, NULL, "TLS_ECDHE_RSA_WITH_ARIA_128_GCM_SHA256");
+	aes_pair(false, NULL, "AES-256-GCM:AES-128-GCM", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256");
+	aes_pair(true, NULL, "AES-256-GCM:AES-128-GCM", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
+	aes_pair(false, "AES-256-GCM", NULL, "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384");
+}
+
+/* AES on one side, ARIA only on the other: no suite in common. */
+static void test_aes_no_shared_suite(void **state)
+{
+	(void)state;
+	struct sotls_config *sc = server_cfg("ARIA-128-GCM:ARIA-256-GCM");
+	struct sotls_config *cc = client_cfg("AES-128-GCM:AES-256-GCM", NULL, NULL);
+	struct side s = {.cfg = sc};
+	pthread_t t;
+	int fd = start_server(&s, &t);
+	struct sotls_conn *c;
+	assert_int_equal(sotls_conn_new(cc, fd, &c), 0);
+	assert_int_equal(sotls_handshake(c), SOTLS_ERR_PEER_ALERT);
+	assert_non_null(strstr(sotls_conn_error_detail(c), "handshake_failure"));
+	sotls_conn_free(c);
+	finish_server(&s, t, fd);
+	assert_int_equal(s.hs_rc, SOTLS_ERR_NO_SHARED_SUITE);
+	sotls_config_free(cc);
+	sotls_config_free(sc);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -423,6 +600,9 @@ int main(void)
 		cmocka_unit_test(test_config_rules),
 		cmocka_unit_test(test_nonblocking_handshake_and_truncation),
 		cmocka_unit_test(test_threads_share_config),
+		cmocka_unit_test(test_aes_suites_each),
+		cmocka_unit_test(test_default_suites_order),
+		cmocka_unit_test(test_aes_no_shared_suite),
 	};
 	return cmocka_run_group_tests_name("conn", tests, setup, NULL);
 }

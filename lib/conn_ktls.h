@@ -1,0 +1,96 @@
+/*
+ * The kernel path of a connection (lib/conn.c): after the handshake, each
+ * direction goes to the kernel (kTLS) or stays in the userspace record layer,
+ * by the configuration's policy; on the kernel path send and recv go straight
+ * to the socket, and non-data records (alerts, handshake messages) travel in
+ * control messages (TLS_SET_RECORD_TYPE / TLS_GET_RECORD_TYPE).
+ *
+ * Test-only: the environment variable SOTLS_KTLS_FORCE_USERSPACE, read once
+ * per process, keeps directions in userspace whatever the kernel can do:
+ * "tx", "rx" or "tx,rx" (also "both"). It exists to test mixed modes
+ * (kernel TX with userspace RX and the reverse); do not use it in production.
+ */
+#ifndef SOTLS_CONN_KTLS_H
+#define SOTLS_CONN_KTLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "aead.h"
+#include "record.h"
+#include "sotls.h"
+
+#define SOTLS_KFORCE_TX 1
+#define SOTLS_KFORCE_RX 2
+
+/* The SOTLS_KTLS_FORCE_USERSPACE mask (read once), or the override below. */
+int sotls_kconn_forced(void);
+/* Test hook: overrides the environment for this process (-1: back to it). */
+void sotls_kconn_set_forced(int mask);
+
+/* Test hook: sleeps this long before installing TLS_RX, so that the peer's
+ * first records are surely queued in the socket when RX is installed. */
+void sotls_kconn_set_test_rx_delay_us(unsigned us);
+
+/* Reasons that are not the kernel's own (lib/ktls gives the others). */
+#define SOTLS_KREASON_KERNEL "installed in the kernel (kTLS)"
+#define SOTLS_KREASON_OFF "kTLS disabled by configuration"
+#define SOTLS_KREASON_FORCED \
+	"kTLS not tried for this direction (SOTLS_KTLS_FORCE_USERSPACE, test only)"
+
+/* What the kernel took. Reasons are static strings. */
+struct sotls_kchoice {
+	bool tx, rx;
+	const char *tx_reason, *rx_reason;
+};
+
+/* One direction's keys for the kernel. */
+struct sotls_kdir_keys {
+	const uint8_t *key;
+	const uint8_t *salt; /* SOTLS_REC_SALT bytes */
+	uint64_t seq;
+};
+
+/*
+ * Installs TLS_TX and TLS_RX on fd as the policy says (OFF: nothing) and
+ * fills *out. With nothing of the record stream read ahead and nothing
+ * unsent in userspace (the caller guarantees both). Never fails: a direction
+ * the kernel does not take stays in userspace with the reason.
+ */
+void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_alg alg,
+			 const struct sotls_kdir_keys *tx, const struct sotls_kdir_keys *rx,
+			 struct sotls_kchoice *out);
+
+/* The state of the kernel directions of one connection. */
+struct sotls_kconn {
+	int fd;
+	bool tx, rx;	       /* which directions are in the kernel */
+	struct sotls_record *rec; /* the userspace half (mixed modes), or NULL */
+	int err;	       /* 0 or the sticky error */
+	int sys_errno;	       /* errno of a SOTLS_ERR_SYSCALL */
+	int peer_alert;	       /* last alert description from the peer, or -1 */
+	int sent_alert;	       /* last alert we sent through the kernel, or -1 */
+	bool rx_closed, tx_closed;
+	bool hs_partial;       /* the last recv filled the buffer with a handshake record */
+	unsigned reneg_refusals;
+	uint8_t alert[2];
+	size_t alert_len;
+};
+
+void sotls_kconn_init(struct sotls_kconn *k, int fd, bool tx, bool rx, struct sotls_record *rec);
+
+/* sotls_send / sotls_recv / sotls_shutdown for a direction in the kernel. */
+ssize_t sotls_kconn_send(struct sotls_kconn *k, const uint8_t *buf, size_t len);
+ssize_t sotls_kconn_recv(struct sotls_kconn *k, uint8_t *buf, size_t len);
+int sotls_kconn_shutdown(struct sotls_kconn *k);
+
+/* Sends a fatal alert through whichever path sends (best effort) and makes
+ * err sticky. Returns err. */
+int sotls_kconn_fatal(struct sotls_kconn *k, uint8_t desc, int err);
+
+/* The record layer's alert_out when TX is in the kernel. */
+int sotls_kconn_alert_out(int fd, uint8_t level, uint8_t desc);
+
+#endif

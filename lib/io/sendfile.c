@@ -1,0 +1,756 @@
+/*
+ * sotls_sendfile's engines; see sotls_io.h for the paths. Reads top to
+ * bottom: state and set-up, completions, the userspace path, the kernel
+ * path, teardown.
+ */
+#include "sotls_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "sotls.h"
+
+#define GROUPS 2
+#define GROUP_RECORDS 8
+#define REC_STRIDE (SOTLS_REC_OVERHEAD + SOTLS_REC_MAX_PLAINTEXT)
+#define GROUP_BYTES (GROUP_RECORDS * REC_STRIDE)
+#define RING_ENTRIES 16
+#define PIPE_CHUNK (256 * 1024)
+
+/* Newer than liburing 2.3's header; kernel ABI values (Linux 6.2+). */
+#ifndef IORING_SEND_ZC_REPORT_USAGE
+#define IORING_SEND_ZC_REPORT_USAGE (1U << 3)
+#endif
+#ifndef IORING_NOTIF_USAGE_ZC_COPIED
+#define IORING_NOTIF_USAGE_ZC_COPIED (1U << 31)
+#endif
+
+#define PATH_ZC "io_uring-send-zc"
+#define PATH_SEND "io_uring-send"
+#define PATH_PREAD "pread-send"
+#define PATH_SPLICE "io_uring-splice"
+#define PATH_SENDFILE "sendfile"
+
+/* user_data: kind << 8 | group << 4 | record index */
+enum { UD_READ = 1, UD_SEND = 2, UD_SPLICE_IN = 3, UD_SPLICE_OUT = 4 };
+#define UD(kind, g, i) ((uint64_t)(kind) << 8 | (uint64_t)(g) << 4 | (uint64_t)(i))
+
+enum mode { MODE_NONE, MODE_ZC, MODE_SEND, MODE_PREAD };
+
+struct group {
+	uint8_t *base;
+	unsigned reads_pending;
+	int read_res[GROUP_RECORDS];
+	bool send_pending;  /* the send's own CQE has not come */
+	bool notif_pending; /* SEND_ZC: the buffer is still the kernel's */
+	int send_res;
+	size_t send_len; /* wire bytes of the send */
+	size_t plain;	 /* plaintext bytes in it */
+};
+
+struct sotls_io {
+	enum mode mode;
+	const char *path, *reason;
+	bool have_ring, bufs_registered, can_splice;
+	bool zc_forced;	     /* SOTLS_SENDFILE=zc: never leave SEND_ZC */
+	bool zc_report;	     /* ask the kernel whether zero copy happened */
+	bool zc_copied;	     /* it said it copied anyway (loopback, no SG) */
+	struct io_uring ring;
+	uint8_t *mem;
+	size_t mem_len;
+	unsigned cur;
+	struct group g[GROUPS];
+	int pipefd[2];
+	/* kernel path counters for the splice chunks */
+	int splice_in_res, splice_out_res;
+	unsigned splice_pending;
+};
+
+static const char *forced(void)
+{
+	const char *e = getenv("SOTLS_SENDFILE");
+	return e != NULL ? e : "";
+}
+
+static struct sotls_io *io_get(struct sotls_io **iop)
+{
+	if (*iop == NULL) {
+		struct sotls_io *io = calloc(1, sizeof(*io));
+		if (io == NULL)
+			return NULL;
+		io->pipefd[0] = io->pipefd[1] = -1;
+		io->path = io->reason = "";
+		*iop = io;
+	}
+	return *iop;
+}
+
+/* Why io_uring_queue_init failed, in words (static strings: sotls_info
+ * hands them out beyond the connection's life). */
+static const char *ring_failure(int err)
+{
+	if (err == ENOSYS)
+		return "io_uring unavailable: the kernel has no io_uring (ENOSYS); pread + send";
+	if (err == EPERM) {
+		int v = -1;
+		FILE *f = fopen("/proc/sys/kernel/io_uring_disabled", "re");
+		if (f != NULL) {
+			if (fscanf(f, "%d", &v) != 1)
+				v = -1;
+			fclose(f);
+		}
+		if (v == 1)
+			return "io_uring unavailable: sysctl kernel.io_uring_disabled=1 and not in "
+			       "kernel.io_uring_group (EPERM); pread + send";
+		if (v == 2)
+			return "io_uring unavailable: sysctl kernel.io_uring_disabled=2 (EPERM); "
+			       "pread + send";
+		return "io_uring unavailable: refused with EPERM (seccomp or sysctl); pread + send";
+	}
+	if (err == ENOMEM)
+		return "io_uring unavailable: io_uring_setup failed (ENOMEM); pread + send";
+	if (err == EMFILE || err == ENFILE)
+		return "io_uring unavailable: io_uring_setup failed (no file descriptors); "
+		       "pread + send";
+	return "io_uring unavailable: io_uring_setup failed; pread + send";
+}
+
+/* Creates the ring once; false (reason set) if io_uring cannot be used. */
+static bool ring_up(struct sotls_io *io)
+{
+	if (io->have_ring)
+		return true;
+	int rc = io_uring_queue_init(RING_ENTRIES, &io->ring, 0);
+	if (rc < 0) {
+		io->reason = ring_failure(-rc);
+		return false;
+	}
+	io->have_ring = true;
+	return true;
+}
+
+static void set_mode(struct sotls_io *io, enum mode m, const char *reason)
+{
+	io->mode = m;
+	io->path = m == MODE_ZC ? PATH_ZC : m == MODE_SEND ? PATH_SEND : PATH_PREAD;
+	io->reason = reason;
+}
+
+/* Userspace path set-up: buffers, ring, probe, registration. */
+static int user_setup(struct sotls_io *io)
+{
+	if (io->mem == NULL) {
+		/* mmap, not malloc: on free the pages are unmapped, never handed
+		 * out again while a zero-copy send may still hold them. */
+		io->mem_len = ((size_t)GROUPS * GROUP_BYTES + 4095) & ~(size_t)4095;
+		void *m = mmap(NULL, io->mem_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		if (m == MAP_FAILED)
+			return SOTLS_ERR_OUT_OF_MEMORY;
+		io->mem = m;
+		for (unsigned i = 0; i < GROUPS; i++)
+			io->g[i].base = io->mem + (size_t)i * GROUP_BYTES;
+	}
+	const char *f = forced();
+	if (strcmp(f, "pread") == 0) {
+		set_mode(io, MODE_PREAD, "pread + send: forced by SOTLS_SENDFILE=pread");
+		return 0;
+	}
+	if (!ring_up(io)) {
+		set_mode(io, MODE_PREAD, io->reason);
+		return 0;
+	}
+	struct io_uring_probe *p = io_uring_get_probe_ring(&io->ring);
+	bool read_fixed = p != NULL && io_uring_opcode_supported(p, IORING_OP_READ_FIXED);
+	bool send = p != NULL && io_uring_opcode_supported(p, IORING_OP_SEND);
+	bool zc = p != NULL && io_uring_opcode_supported(p, IORING_OP_SEND_ZC);
+	if (p != NULL)
+		io_uring_free_probe(p);
+	if (!read_fixed || !send) {
+		set_mode(io, MODE_PREAD,
+			 "io_uring lacks READ_FIXED or SEND (probe); pread + send");
+		return 0;
+	}
+	if (!io->bufs_registered) {
+		struct iovec iov = {io->mem, io->mem_len};
+		int rc = io_uring_register_buffers(&io->ring, &iov, 1);
+		if (rc < 0) {
+			set_mode(io, MODE_PREAD,
+				 rc == -ENOMEM ? "io_uring buffer registration failed (ENOMEM: "
+						 "RLIMIT_MEMLOCK?); pread + send"
+					       : "io_uring buffer registration failed; pread + send");
+			return 0;
+		}
+		io->bufs_registered = true;
+	}
+	if (strcmp(f, "send") == 0)
+		set_mode(io, MODE_SEND, "io_uring READ_FIXED + SEND: forced by SOTLS_SENDFILE=send");
+	else if (!zc)
+		set_mode(io, MODE_SEND,
+			 "io_uring READ_FIXED + SEND: the kernel has no IORING_OP_SEND_ZC (probe)");
+	else if (strcmp(f, "zc") == 0)
+		set_mode(io, MODE_ZC, "io_uring READ_FIXED + SEND_ZC: forced by SOTLS_SENDFILE=zc");
+	else
+		set_mode(io, MODE_ZC, "io_uring READ_FIXED + SEND_ZC (fixed buffers, zero copy)");
+	io->zc_forced = strcmp(f, "zc") == 0;
+	io->zc_report = io->mode == MODE_ZC;
+	return 0;
+}
+
+/* ---- completions -------------------------------------------------------- */
+
+static void handle_cqe(struct sotls_io *io, const struct io_uring_cqe *cqe)
+{
+	unsigned kind = (unsigned)(cqe->user_data >> 8);
+	unsigned gi = (unsigned)(cqe->user_data >> 4) & 15;
+	unsigned idx = (unsigned)cqe->user_data & 15;
+
+	if (kind == UD_SPLICE_IN) {
+		io->splice_in_res = cqe->res;
+		io->splice_pending--;
+		return;
+	}
+	if (kind == UD_SPLICE_OUT) {
+		io->splice_out_res = cqe->res;
+		io->splice_pending--;
+		return;
+	}
+	if (gi >= GROUPS)
+		return;
+	struct group *g = &io->g[gi];
+	if (kind == UD_READ && idx < GROUP_RECORDS) {
+		g->read_res[idx] = cqe->res;
+		g->reads_pending--;
+	} else if (kind == UD_SEND) {
+		if (cqe->flags & IORING_CQE_F_NOTIF) {
+			g->notif_pending = false;
+			if (io->zc_report && (cqe->res & (int)IORING_NOTIF_USAGE_ZC_COPIED))
+				io->zc_copied = true;
+		} else {
+			g->send_res = cqe->res;
+			g->send_pending = false;
+			g->notif_pending = (cqe->flags & IORING_CQE_F_MORE) != 0;
+		}
+	}
+}
+
+/* Handles every completion there is; with wait, first waits for one. */
+static int reap(struct sotls_io *io, bool wait)
+{
+	struct io_uring_cqe *cqe;
+	if (wait) {
+		int rc;
+		do
+			rc = io_uring_wait_cqe(&io->ring, &cqe);
+		while (rc == -EINTR || rc == -EAGAIN);
+		if (rc < 0)
+			return rc;
+		handle_cqe(io, cqe);
+		io_uring_cqe_seen(&io->ring, cqe);
+	}
+	while (io_uring_peek_cqe(&io->ring, &cqe) == 0) {
+		handle_cqe(io, cqe);
+		io_uring_cqe_seen(&io->ring, cqe);
+	}
+	return 0;
+}
+
+static int submit(struct sotls_io *io)
+{
+	int rc;
+	do
+		rc = io_uring_submit(&io->ring);
+	while (rc == -EINTR || rc == -EAGAIN);
+	return rc < 0 ? rc : 0;
+}
+
+/* ---- the userspace path ----------------------------------------------- */
+
+static uint8_t *rec_at(struct group *g, unsigned i)
+{
+	return g->base + (size_t)i * REC_STRIDE;
+}
+
+/* Reads nrec records' plaintext from off; read_res[] gets each result. */
+static int read_group(struct sotls_io *io, unsigned gi, int file_fd, off_t off, size_t want,
+		      unsigned nrec)
+{
+	struct group *g = &io->g[gi];
+	for (unsigned i = 0; i < nrec; i++) {
+		size_t len = want - (size_t)i * SOTLS_REC_MAX_PLAINTEXT;
+		if (len > SOTLS_REC_MAX_PLAINTEXT)
+			len = SOTLS_REC_MAX_PLAINTEXT;
+		uint8_t *dst = rec_at(g, i) + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
+		off_t at = off + (off_t)i * SOTLS_REC_MAX_PLAINTEXT;
+		if (io->mode == MODE_PREAD) {
+			size_t got = 0;
+			int res = 0;
+			while (got < len) {
+				ssize_t n = pread(file_fd, dst + got, len - got, at + (off_t)got);
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n < 0) {
+					res = -errno;
+					break;
+				}
+				if (n == 0)
+					break;
+				got += (size_t)n;
+			}
+			g->read_res[i] = res < 0 && got == 0 ? res : (int)got;
+			if (got < len)
+				break; /* the rest is not needed: this one is the last */
+			continue;
+		}
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
+		if (sqe == NULL)
+			return -EBUSY;
+		io_uring_prep_read_fixed(sqe, file_fd, dst, (unsigned)len, (uint64_t)at, 0);
+		io_uring_sqe_set_data64(sqe, UD(UD_READ, gi, i));
+		g->reads_pending++;
+	}
+	if (io->mode == MODE_PREAD)
+		return 0;
+	int rc = submit(io);
+	while (rc == 0 && g->reads_pending > 0)
+		rc = reap(io, true);
+	return rc;
+}
+
+/* Sends [from, send_len) of g's records synchronously (send(2)): a fallback
+ * for what a queued send left. Blocking sockets loop until all is sent;
+ * non-blocking ones hand what the socket refuses to the record layer's send
+ * buffer (it fits: groups are sized so), to go first on the next call. */
+static int push_rest(struct sotls_record *r, int sock, bool nonblock, struct group *g, size_t from)
+{
+	while (from < g->send_len) {
+		ssize_t n = send(sock, g->base + from, g->send_len - from,
+				 MSG_NOSIGNAL | (nonblock ? MSG_DONTWAIT : 0));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && nonblock && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return sotls_record_queue_sealed(r, g->base + from, g->send_len - from);
+		if (n < 0)
+			return sotls_record_fail_syscall(r, errno);
+		from += (size_t)n;
+	}
+	return 0;
+}
+
+/* Starts sending g's sealed records: 0, 1 (pread path: the caller sends
+ * now), or a negative errno of the ring. */
+static int start_send(struct sotls_io *io, unsigned gi, int sock, bool nonblock)
+{
+	struct group *g = &io->g[gi];
+	int flags = MSG_NOSIGNAL | (nonblock ? MSG_DONTWAIT : MSG_WAITALL);
+
+	if (io->mode == MODE_PREAD) {
+		g->send_pending = false;
+		g->send_res = 0;
+		return 1; /* the caller pushes synchronously */
+	}
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
+	if (sqe == NULL)
+		return -EBUSY;
+	if (io->mode == MODE_ZC)
+		io_uring_prep_send_zc_fixed(sqe, sock, g->base, g->send_len, flags,
+					    io->zc_report ? IORING_SEND_ZC_REPORT_USAGE : 0, 0);
+	else
+		io_uring_prep_send(sqe, sock, g->base, g->send_len, flags);
+	io_uring_sqe_set_data64(sqe, UD(UD_SEND, gi, 0));
+	g->send_pending = true;
+	g->notif_pending = false;
+	return submit(io);
+}
+
+/* Settles a finished send: 0 if every byte is out or handed to the record
+ * layer (*blocked then tells that the socket is full), or a sticky error. */
+static int settle(struct sotls_io *io, struct sotls_record *r, int sock, bool nonblock,
+		  struct group *g, bool *blocked)
+{
+	int res = g->send_res;
+	size_t from = 0;
+
+	if (res == -EOPNOTSUPP && io->mode == MODE_ZC) {
+		/* AF_UNIX and other sockets without zero copy: plain sends from
+		 * now on; this group goes out by send(2). */
+		set_mode(io, MODE_SEND,
+			 "io_uring READ_FIXED + SEND: the socket refuses SEND_ZC (EOPNOTSUPP)");
+	} else if (res == -EINVAL && io->mode == MODE_ZC && io->zc_report) {
+		/* Before Linux 6.2 SEND_ZC has no usage report: send this
+		 * group by send(2), zero copy without the report from now on. */
+		io->zc_report = false;
+	} else if (res == -EAGAIN || res == -EWOULDBLOCK) {
+		from = 0;
+	} else if (res < 0) {
+		return sotls_record_fail_syscall(r, -res);
+	} else {
+		from = (size_t)res;
+	}
+	if (from < g->send_len) {
+		size_t before = r->tx_tail;
+		int rc = push_rest(r, sock, nonblock, g, from);
+		if (rc != 0)
+			return rc;
+		if (r->tx_tail != before)
+			*blocked = true;
+	}
+	return 0;
+}
+
+ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, int sock,
+			       int file_fd, off_t *offset, size_t count)
+{
+	if (r->err != 0)
+		return r->err;
+	if (r->tx_closed)
+		return SOTLS_ERR_CLOSED;
+	if (r->tx_pending > 0)
+		return SOTLS_ERR_BAD_STATE; /* an unfinished sotls_send comes first */
+	struct sotls_io *io = io_get(iop);
+	if (io == NULL)
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	if (io->mode == MODE_NONE) {
+		int rc = user_setup(io);
+		if (rc != 0)
+			return rc;
+	}
+	/* Records already sealed (an alert, the rest of a blocked send) first. */
+	ssize_t fl = sotls_record_send(r, NULL, 0);
+	if (fl < 0)
+		return fl;
+	if (count == 0)
+		return 0;
+
+	int fl_flags = fcntl(sock, F_GETFL);
+	bool nonblock = fl_flags >= 0 && (fl_flags & O_NONBLOCK);
+	off_t off = *offset;
+	size_t submitted = 0, done = 0;
+	struct group *prev = NULL;
+	bool blocked = false, eof = false;
+	int file_errno = 0, rc = 0;
+
+	while (!blocked && !eof && submitted < count && rc == 0) {
+		unsigned gi = io->cur;
+		struct group *g = &io->g[gi];
+		if (io->mode == MODE_ZC && io->zc_copied && !io->zc_forced)
+			/* Zero copy costs more than a copy when the kernel copies
+			 * anyway (loopback peers, devices without scatter-gather). */
+			set_mode(io, MODE_SEND,
+				 "io_uring READ_FIXED + SEND: SEND_ZC reported that the kernel "
+				 "copied anyway (loopback or no scatter-gather)");
+		/* The group's buffers are free once its send and its zero-copy
+		 * notification are back. */
+		while (rc == 0 && (g->send_pending || g->notif_pending))
+			rc = reap(io, true);
+		if (rc != 0) {
+			rc = sotls_record_fail_syscall(r, -rc);
+			break;
+		}
+
+		size_t want = count - submitted;
+		size_t nrec = (want + SOTLS_REC_MAX_PLAINTEXT - 1) / SOTLS_REC_MAX_PLAINTEXT;
+		if (nrec > GROUP_RECORDS)
+			nrec = GROUP_RECORDS;
+		if (nonblock) {
+			/* What the socket refuses must fit the record layer's buffer. */
+			size_t fit = sotls_record_tx_room(r) / REC_STRIDE;
+			if (nrec > fit)
+				nrec = fit > 0 ? fit : 1;
+		}
+		rc = read_group(io, gi, file_fd, off + (off_t)submitted, want, (unsigned)nrec);
+		if (rc != 0) {
+			rc = sotls_record_fail_syscall(r, -rc);
+			break;
+		}
+
+		/* The previous group must be out before this one goes. */
+		if (prev != NULL) {
+			while (rc == 0 && prev->send_pending)
+				rc = reap(io, true);
+			if (rc != 0) {
+				rc = sotls_record_fail_syscall(r, -rc);
+				break;
+			}
+			rc = settle(io, r, sock, nonblock, prev, &blocked);
+			if (rc != 0)
+				break;
+			done += prev->plain;
+			prev = NULL;
+			if (blocked)
+				break; /* what was read here is dropped, unsealed */
+		}
+
+		/* Seal what was read, up to the first short or failed read. */
+		size_t plain = 0, wire = 0;
+		for (unsigned i = 0; i < nrec; i++) {
+			int n = g->read_res[i];
+			if (n < 0) {
+				if (i == 0)
+					file_errno = -n;
+				eof = true;
+				break;
+			}
+			if (n == 0) {
+				eof = true;
+				break;
+			}
+			rc = sotls_record_seal_in_place(r, rec_at(g, i), (size_t)n);
+			if (rc != 0)
+				break;
+			plain += (size_t)n;
+			wire += SOTLS_REC_OVERHEAD + (size_t)n;
+			if ((size_t)n < SOTLS_REC_MAX_PLAINTEXT &&
+			    submitted + plain < count)
+				break; /* short read: the next batch reads on */
+		}
+		if (rc != 0 || plain == 0)
+			break;
+		g->send_len = wire;
+		g->plain = plain;
+		submitted += plain;
+		int s = start_send(io, gi, sock, nonblock);
+		if (s == 1) {
+			/* pread path: send now */
+			size_t before = r->tx_tail;
+			rc = push_rest(r, sock, nonblock, g, 0);
+			if (rc != 0)
+				break;
+			if (r->tx_tail != before)
+				blocked = true;
+			done += plain;
+		} else if (s < 0) {
+			rc = sotls_record_fail_syscall(r, -s);
+			break;
+		} else {
+			prev = g;
+		}
+		io->cur = (gi + 1) % GROUPS;
+	}
+	if (prev != NULL && r->err == 0) {
+		int w = 0;
+		while (w == 0 && prev->send_pending)
+			w = reap(io, true);
+		if (w != 0) {
+			rc = sotls_record_fail_syscall(r, -w);
+		} else {
+			bool b = false;
+			int s = settle(io, r, sock, nonblock, prev, &b);
+			if (s != 0)
+				rc = s;
+			else
+				done += prev->plain;
+		}
+	}
+	/* Completions already there free their groups now. */
+	if (io->have_ring)
+		(void)reap(io, false);
+	*offset = off + (off_t)done;
+	if (r->err != 0)
+		return r->err;
+	if (rc != 0)
+		return rc;
+	if (done == 0 && file_errno != 0) {
+		errno = file_errno;
+		return SOTLS_ERR_SYSCALL;
+	}
+	return (ssize_t)done;
+}
+
+/* ---- the kernel path ---------------------------------------------------- */
+
+/* sendfile(2) with sotls's return conventions. */
+static ssize_t plain_sendfile(int sock, int file_fd, off_t *offset, size_t count, bool nonblock,
+			      int *file_failed)
+{
+	size_t done = 0;
+	while (done < count) {
+		ssize_t n = sendfile(sock, file_fd, offset, count - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return done > 0 ? (ssize_t)done : SOTLS_WANT_WRITE;
+		if (n < 0) {
+			if (done > 0)
+				return (ssize_t)done;
+			/* sendfile cannot tell; the file errors are these */
+			if (file_failed != NULL)
+				*file_failed = errno == EIO || errno == EBADF || errno == EOVERFLOW ||
+					       errno == ESPIPE;
+			return SOTLS_ERR_SYSCALL;
+		}
+		if (n == 0)
+			break;
+		done += (size_t)n;
+		if (nonblock)
+			break; /* a short count means the socket is full */
+	}
+	return (ssize_t)done;
+}
+
+/* Moves n bytes already in the pipe to the socket (splice(2)). */
+static int drain_pipe(struct sotls_io *io, int sock, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = splice(io->pipefd[0], NULL, sock, NULL, n, SPLICE_F_MOVE);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EPIPE;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static bool splice_setup(struct sotls_io *io)
+{
+	if (io->can_splice)
+		return true;
+	if (strcmp(forced(), "sendfile") == 0) {
+		io->reason = "sendfile(2): forced by SOTLS_SENDFILE=sendfile";
+		return false;
+	}
+	if (!ring_up(io)) {
+		io->reason = "sendfile(2): io_uring unavailable";
+		return false;
+	}
+	struct io_uring_probe *p = io_uring_get_probe_ring(&io->ring);
+	bool ok = p != NULL && io_uring_opcode_supported(p, IORING_OP_SPLICE);
+	if (p != NULL)
+		io_uring_free_probe(p);
+	if (!ok) {
+		io->reason = "sendfile(2): io_uring has no IORING_OP_SPLICE (probe)";
+		return false;
+	}
+	if (io->pipefd[0] < 0) {
+		if (pipe2(io->pipefd, O_CLOEXEC) != 0) {
+			io->pipefd[0] = io->pipefd[1] = -1;
+			io->reason = "sendfile(2): no pipe for splice";
+			return false;
+		}
+		(void)fcntl(io->pipefd[1], F_SETPIPE_SZ, PIPE_CHUNK);
+	}
+	io->can_splice = true;
+	return true;
+}
+
+ssize_t sotls_io_sendfile_kernel(struct sotls_io **iop, int sock, int file_fd, off_t *offset,
+				 size_t count, int *file_failed)
+{
+	if (file_failed != NULL)
+		*file_failed = 0;
+	struct sotls_io *io = io_get(iop);
+	if (io == NULL)
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	int fl_flags = fcntl(sock, F_GETFL);
+	bool nonblock = fl_flags >= 0 && (fl_flags & O_NONBLOCK);
+	if (count == 0)
+		return 0;
+	if (nonblock || !splice_setup(io)) {
+		/* sendfile(2) reports short counts exactly; a pipe would keep
+		 * bytes when a non-blocking socket fills up. */
+		io->path = PATH_SENDFILE;
+		if (nonblock)
+			io->reason = "sendfile(2): non-blocking socket";
+		return plain_sendfile(sock, file_fd, offset, count, nonblock, file_failed);
+	}
+	io->path = PATH_SPLICE;
+	io->reason = "io_uring SPLICE file -> pipe -> socket (kernel TLS seals)";
+	int pipe_sz = fcntl(io->pipefd[1], F_GETPIPE_SZ);
+	size_t chunk_max = pipe_sz > 0 ? (size_t)pipe_sz : 65536;
+	off_t off = *offset;
+	size_t done = 0;
+	int err = 0;
+
+	while (done < count) {
+		size_t chunk = count - done < chunk_max ? count - done : chunk_max;
+		struct io_uring_sqe *in = io_uring_get_sqe(&io->ring);
+		struct io_uring_sqe *out = in ? io_uring_get_sqe(&io->ring) : NULL;
+		if (out == NULL) {
+			err = EBUSY;
+			break;
+		}
+		io_uring_prep_splice(in, file_fd, (int64_t)(off + (off_t)done), io->pipefd[1], -1,
+				     (unsigned)chunk, SPLICE_F_MOVE);
+		io_uring_sqe_set_data64(in, UD(UD_SPLICE_IN, 0, 0));
+		in->flags |= IOSQE_IO_LINK;
+		io_uring_prep_splice(out, io->pipefd[0], -1, sock, -1, (unsigned)chunk,
+				     SPLICE_F_MOVE);
+		io_uring_sqe_set_data64(out, UD(UD_SPLICE_OUT, 0, 0));
+		io->splice_pending = 2;
+		int rc = submit(io);
+		while (rc == 0 && io->splice_pending > 0)
+			rc = reap(io, true);
+		if (rc != 0) {
+			err = -rc;
+			break;
+		}
+		int nin = io->splice_in_res, nout = io->splice_out_res;
+		if (nin < 0) {
+			if (done == 0 && file_failed != NULL)
+				*file_failed = 1;
+			err = -nin;
+			break;
+		}
+		if (nin == 0)
+			break; /* end of file */
+		if (nout < 0 && nout != -ECANCELED) {
+			err = -nout;
+			break;
+		}
+		size_t moved = nout > 0 ? (size_t)nout : 0;
+		if (moved < (size_t)nin) {
+			/* A short read broke the link; what is in the pipe goes now. */
+			int d = drain_pipe(io, sock, (size_t)nin - moved);
+			if (d != 0) {
+				err = -d;
+				break;
+			}
+		}
+		done += (size_t)nin;
+	}
+	*offset = off + (off_t)done;
+	if (err != 0 && done == 0) {
+		errno = err;
+		return SOTLS_ERR_SYSCALL;
+	}
+	return (ssize_t)done;
+}
+
+/* ---- info and teardown ------------------------------------------------ */
+
+const char *sotls_io_path(const struct sotls_io *io)
+{
+	return io == NULL ? "" : io->path;
+}
+
+const char *sotls_io_reason(const struct sotls_io *io)
+{
+	return io == NULL ? "" : io->reason;
+}
+
+void sotls_io_free(struct sotls_io *io)
+{
+	if (io == NULL)
+		return;
+	if (io->have_ring) {
+		(void)reap(io, false);
+		io_uring_queue_exit(&io->ring);
+	}
+	if (io->mem != NULL)
+		munmap(io->mem, io->mem_len);
+	if (io->pipefd[0] >= 0) {
+		close(io->pipefd[0]);
+		close(io->pipefd[1]);
+	}
+	free(io);
+}

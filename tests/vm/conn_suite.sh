@@ -1,0 +1,65 @@
+#!/bin/sh
+# shellcheck shell=dash
+# Runs inside the test VM (busybox sh): ktls_conn_test, then the echo
+# examples over loopback with --ktls auto / require and the test-only
+# SOTLS_KTLS_FORCE_USERSPACE, checking the paths and reasons they print.
+#   conn_suite.sh kernel   aria_generic.ko loaded: kTLS takes ARIA
+#   conn_suite.sh stock    kTLS without ARIA: fallback with the reason
+mode=$1
+fail=0
+say() { echo "conn_suite: $*"; }
+
+ktls_conn_test --expect "$mode" || fail=1
+
+rm -f /tmp/port
+sotls-echo-server --port 0 --port-file /tmp/port --cipher ARIA-256-GCM >/tmp/server.log 2>&1 &
+spid=$!
+i=0
+while [ ! -s /tmp/port ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+port=$(cat /tmp/port)
+
+# client: NAME EXPECTED-STATUS PATTERN... -- ARGS...
+client() {
+	name=$1 want=$2
+	shift 2
+	pats=""
+	while [ "$1" != "--" ]; do pats="$pats|$1"; shift; done
+	shift
+	out=$(sotls-echo-client --port "$port" --insecure "$@" 2>&1)
+	st=$?
+	echo "$out" | sed "s/^/  [$name] /"
+	ok=1
+	[ "$st" -eq "$want" ] || ok=0
+	IFS='|'
+	for p in ${pats#|}; do
+		echo "$out" | grep -qF "$p" || { say "[$name] missing: $p"; ok=0; }
+	done
+	unset IFS
+	if [ $ok -eq 1 ]; then say "ok: $name"; else say "FAIL: $name (exit $st, want $want)"; fail=1; fi
+}
+
+if [ "$mode" = kernel ]; then
+	client "echo auto: kernel both ways" 0 "TX path: kernel" "RX path: kernel" \
+		"closed with close_notify both ways" -- --bytes 1M --ktls auto
+	client "echo require: kernel both ways" 0 "TX path: kernel" "RX path: kernel" \
+		-- --bytes 1M --ktls require
+	export SOTLS_KTLS_FORCE_USERSPACE=rx
+	client "echo mixed: kernel TX, userspace RX" 0 "TX path: kernel" \
+		"RX path: userspace (kTLS not tried" -- --bytes 1M --ktls auto
+	export SOTLS_KTLS_FORCE_USERSPACE=tx
+	client "echo mixed: userspace TX, kernel RX" 0 "TX path: userspace (kTLS not tried" \
+		"RX path: kernel" -- --bytes 1M --ktls auto
+	unset SOTLS_KTLS_FORCE_USERSPACE
+	client "echo off: userspace" 0 "TX path: userspace (kTLS disabled by configuration)" \
+		-- --bytes 1M --ktls off
+else
+	client "echo auto: fallback" 0 "TX path: userspace (kernel cannot do gcm(aria)" \
+		"RX path: userspace (kernel cannot do gcm(aria)" -- --bytes 1M --ktls auto
+	client "echo require: fails" 1 "kernel TLS required by configuration" \
+		-- --bytes 1M --ktls require
+fi
+kill "$spid" 2>/dev/null
+wait "$spid" 2>/dev/null
+sed 's/^/  [server] /' /tmp/server.log
+say "$([ $fail -eq 0 ] && echo PASS || echo FAIL)"
+exit $fail
