@@ -45,30 +45,61 @@ enum family { FAMILY_ARIA, FAMILY_AES, FAMILIES };
 
 static const struct sotls_gcm_impl IMPLS[FAMILIES][SOTLS_CPU_LEVELS] = {
 	[FAMILY_ARIA] = {
-		[SOTLS_CPU_GENERIC] = {"sotls-generic", sotls_aria_ctr32_generic_u,
-				       sotls_ghash_init_generic, sotls_ghash_update_generic},
-		[SOTLS_CPU_AESNI] = {"sotls-aesni", sotls_aria_ctr32_aesni_avx_u,
-				     sotls_ghash_init_pclmul, sotls_ghash_update_pclmul},
-		[SOTLS_CPU_AVX2] = {"sotls-avx2", sotls_aria_ctr32_gfni_avx2_u,
-				    sotls_ghash_init_pclmul, sotls_ghash_update_pclmul},
-		[SOTLS_CPU_AVX512] = {"sotls-avx512", sotls_aria_ctr32_gfni_avx512_u,
-				      sotls_ghash_init_vpclmul_avx512,
-				      sotls_ghash_update_vpclmul_avx512},
+		[SOTLS_CPU_GENERIC] = {
+			.name = "sotls-generic",
+			.ctr32 = sotls_aria_ctr32_generic_u,
+			.ghash_init = sotls_ghash_init_generic,
+			.ghash_update = sotls_ghash_update_generic,
+		},
+		[SOTLS_CPU_AESNI] = {
+			.name = "sotls-aesni",
+			.ctr32 = sotls_aria_ctr32_aesni_avx_u,
+			.ghash_init = sotls_ghash_init_pclmul,
+			.ghash_update = sotls_ghash_update_pclmul,
+		},
+		[SOTLS_CPU_AVX2] = {
+			.name = "sotls-avx2",
+			.ctr32 = sotls_aria_ctr32_gfni_avx2_u,
+			.ghash_init = sotls_ghash_init_pclmul,
+			.ghash_update = sotls_ghash_update_pclmul,
+		},
+		[SOTLS_CPU_AVX512] = {
+			.name = "sotls-avx512",
+			.ctr32 = sotls_aria_ctr32_gfni_avx512_u,
+			.ghash_init = sotls_ghash_init_vpclmul_avx512,
+			.ghash_update = sotls_ghash_update_vpclmul_avx512,
+		},
 	},
 	[FAMILY_AES] = {
 		/* Bitsliced, four blocks a pass: wide, like the ARIAs. */
-		[SOTLS_CPU_GENERIC] = {"sotls-generic", sotls_aes_ctr32_ct64_u,
-				       sotls_ghash_init_generic, sotls_ghash_update_generic},
-		[SOTLS_CPU_AESNI] = {"sotls-aesni", sotls_aes_ctr32_aesni_u,
-				     sotls_ghash_init_pclmul, sotls_ghash_update_pclmul,
-				     .narrow = true},
-		[SOTLS_CPU_AVX2] = {"sotls-avx2", sotls_aes_ctr32_aesni_u,
-				    sotls_ghash_init_pclmul, sotls_ghash_update_pclmul,
-				    .narrow = true},
-		[SOTLS_CPU_AVX512] = {"sotls-avx512", sotls_aes_ctr32_vaes_avx512_u,
-				      sotls_ghash_init_vpclmul_avx512,
-				      sotls_ghash_update_vpclmul_avx512,
-				      .bulk = sotls_gcm_aes_vaes_avx512, .narrow = true},
+		[SOTLS_CPU_GENERIC] = {
+			.name = "sotls-generic",
+			.ctr32 = sotls_aes_ctr32_ct64_u,
+			.ghash_init = sotls_ghash_init_generic,
+			.ghash_update = sotls_ghash_update_generic,
+		},
+		[SOTLS_CPU_AESNI] = {
+			.name = "sotls-aesni",
+			.ctr32 = sotls_aes_ctr32_aesni_u,
+			.ghash_init = sotls_ghash_init_pclmul,
+			.ghash_update = sotls_ghash_update_pclmul,
+			.narrow = true,
+		},
+		[SOTLS_CPU_AVX2] = {
+			.name = "sotls-avx2",
+			.ctr32 = sotls_aes_ctr32_aesni_u,
+			.ghash_init = sotls_ghash_init_pclmul,
+			.ghash_update = sotls_ghash_update_pclmul,
+			.narrow = true,
+		},
+		[SOTLS_CPU_AVX512] = {
+			.name = "sotls-avx512",
+			.ctr32 = sotls_aes_ctr32_vaes_avx512_u,
+			.ghash_init = sotls_ghash_init_vpclmul_avx512,
+			.ghash_update = sotls_ghash_update_vpclmul_avx512,
+			.bulk = sotls_gcm_aes_vaes_avx512,
+			.narrow = true,
+		},
 	},
 };
 

@@ -14,8 +14,16 @@
 #include "handshake.h"
 #include "util.h"
 
-/* The default order: ECDSA before RSA, 128-bit before 256-bit keys. */
-static const int DEFAULT_SUITES[] = {0xC05C, 0xC060, 0xC05D, 0xC061, 0};
+/*
+ * The default: every supported suite. ARIA first (what sotls is for), then
+ * AES-GCM, so a peer without ARIA (a stock OpenSSL, a browser) still finds a
+ * suite in common; within each, ECDSA before RSA, 128-bit before 256-bit
+ * keys. A server picks by this order, not the client's (mbedTLS's default).
+ */
+static const int DEFAULT_SUITES[] = {0xC05C, 0xC060, 0xC05D, 0xC061,
+				     0xC02B, 0xC02F, 0xC02C, 0xC030, 0};
+_Static_assert(sizeof(DEFAULT_SUITES) / sizeof(DEFAULT_SUITES[0]) <= SOTLS_MAX_SUITES + 1,
+	       "DEFAULT_SUITES does not fit sotls_config.suites");
 
 SOTLS_API struct sotls_config *sotls_config_new(enum sotls_role role)
 {

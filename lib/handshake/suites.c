@@ -4,6 +4,11 @@
 
 #include "handshake.h"
 
+/*
+ * In the default order of preference (see DEFAULT_SUITES in config.c): ARIA
+ * first, then AES; within each, ECDSA before RSA, 128-bit before 256-bit
+ * keys. sotls_supported_suites lists them in this order too.
+ */
 static const struct sotls_suite SUITES[] = {
 	{0xC05C, "TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256", "ECDHE-ECDSA-ARIA128-GCM-SHA256",
 	 SOTLS_AEAD_ARIA_128_GCM, SOTLS_PRF_SHA256},
@@ -13,14 +18,28 @@ static const struct sotls_suite SUITES[] = {
 	 SOTLS_AEAD_ARIA_256_GCM, SOTLS_PRF_SHA384},
 	{0xC061, "TLS_ECDHE_RSA_WITH_ARIA_256_GCM_SHA384", "ECDHE-ARIA256-GCM-SHA384",
 	 SOTLS_AEAD_ARIA_256_GCM, SOTLS_PRF_SHA384},
+	{0xC02B, "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256",
+	 SOTLS_AEAD_AES_128_GCM, SOTLS_PRF_SHA256},
+	{0xC02F, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256",
+	 SOTLS_AEAD_AES_128_GCM, SOTLS_PRF_SHA256},
+	{0xC02C, "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384",
+	 SOTLS_AEAD_AES_256_GCM, SOTLS_PRF_SHA384},
+	{0xC030, "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
+	 SOTLS_AEAD_AES_256_GCM, SOTLS_PRF_SHA384},
 };
 #define NSUITES (sizeof(SUITES) / sizeof(SUITES[0]))
+/* A list naming every suite must fit a configuration's suite array. */
+_Static_assert(NSUITES <= SOTLS_MAX_SUITES, "SOTLS_MAX_SUITES too small for the suite table");
 
 static const char *const SUITE_NAMES[NSUITES + 1] = {
 	"TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256",
 	"TLS_ECDHE_RSA_WITH_ARIA_128_GCM_SHA256",
 	"TLS_ECDHE_ECDSA_WITH_ARIA_256_GCM_SHA384",
 	"TLS_ECDHE_RSA_WITH_ARIA_256_GCM_SHA384",
+	"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+	"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+	"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+	"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
 	NULL,
 };
 
@@ -55,6 +74,8 @@ static bool add_name(int ids[SOTLS_MAX_SUITES + 1], size_t *n, const char *name,
 	} GROUPS[] = {
 		{"ARIA-128-GCM", SOTLS_AEAD_ARIA_128_GCM},
 		{"ARIA-256-GCM", SOTLS_AEAD_ARIA_256_GCM},
+		{"AES-128-GCM", SOTLS_AEAD_AES_128_GCM},
+		{"AES-256-GCM", SOTLS_AEAD_AES_256_GCM},
 	};
 	for (size_t g = 0; g < sizeof(GROUPS) / sizeof(GROUPS[0]); g++) {
 		if (strlen(GROUPS[g].name) == len && strncasecmp(GROUPS[g].name, name, len) == 0) {

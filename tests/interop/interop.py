@@ -32,6 +32,20 @@ SUITES = {
     'ECDHE-ECDSA-ARIA256-GCM-SHA384': ('TLS_ECDHE_ECDSA_WITH_ARIA_256_GCM_SHA384', 'ec'),
     'ECDHE-ARIA128-GCM-SHA256': ('TLS_ECDHE_RSA_WITH_ARIA_128_GCM_SHA256', 'rsa'),
     'ECDHE-ARIA256-GCM-SHA384': ('TLS_ECDHE_RSA_WITH_ARIA_256_GCM_SHA384', 'rsa'),
+    'ECDHE-ECDSA-AES128-GCM-SHA256': ('TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', 'ec'),
+    'ECDHE-ECDSA-AES256-GCM-SHA384': ('TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384', 'ec'),
+    'ECDHE-RSA-AES128-GCM-SHA256': ('TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'rsa'),
+    'ECDHE-RSA-AES256-GCM-SHA384': ('TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384', 'rsa'),
+}
+
+# What a peer with OpenSSL's default cipher list (no ARIA in it) negotiates
+# with a sotls peer on sotls's default list (ARIA first, then AES-GCM; ECDSA
+# before RSA, 128 before 256): the first AES-GCM suite for the certificate.
+# sotls as server picks by its own order (mbedTLS's default); OpenSSL's
+# s_server by the client's (no -serverpref).
+DEFAULT_AES = {
+    'ec': 'ECDHE-ECDSA-AES128-GCM-SHA256',
+    'rsa': 'ECDHE-RSA-AES128-GCM-SHA256',
 }
 
 
@@ -243,8 +257,97 @@ def server_vs_s_client(env, suite):
     check(same_file(env.path('s_client.out'), to_client), 's_client received wrong bytes')
 
 
+def server_default_vs_plain_s_client(env, kt):
+    """sotls server on its default suite list, a plain `openssl s_client` (no
+    -cipher, no -tls1_2: it offers TLS 1.3 and OpenSSL's default TLS 1.2
+    list, which has no ARIA): TLS 1.2 with the first AES-GCM suite for the
+    certificate, seen the same on both sides; data both ways, close_notify."""
+    suite = DEFAULT_AES[kt]
+    iana = SUITES[suite][0]
+    cert, key, ca = env.certs(kt)
+    size = MIB
+    to_client = env.data('to-client', size)
+    to_server = env.data('to-server', size)
+    pf = env.path('port')
+    srv = env.spawn([env.a.peer, 'server', '--port', '0', '--port-file', pf, '--cert', cert,
+                     '--key', key, '--send', to_client, '--expect', str(size),
+                     '--recv', env.path('server.in')])
+    port = env.wait_port_file(pf, srv)
+    cli_out = open(env.path('s_client.out'), 'wb')
+    cli_err = open(env.path('s_client.err'), 'wb')
+    with open(to_server, 'rb') as stdin:
+        # -quiet keeps stdout for data only (and waits for the server to
+        # close); -brief puts the negotiated version and suite on stderr.
+        cli = env.spawn([env.a.openssl, 's_client', '-connect', '127.0.0.1:%d' % port,
+                         '-CAfile', ca, '-verify_return_error', '-quiet', '-brief'],
+                        stdin=stdin, stdout=cli_out, stderr=cli_err)
+        out, err = srv.communicate(timeout=TIMEOUT)
+        cli.wait(timeout=30)
+    cli_out.close()
+    cli_err.close()
+    text = sotls_lines(out)
+    with open(env.path('s_client.err'), 'rb') as f:
+        ctext = f.read().decode(errors='replace')
+    print(text, err.decode(errors='replace'), ctext)
+    check('HANDSHAKE ' + iana + ' ' in text, 'sotls negotiated another suite: ' + text)
+    check('Protocol version: TLSv1.2' in ctext, 's_client did not report TLS 1.2: ' + ctext)
+    check('Ciphersuite: ' + suite + '\n' in ctext, 's_client reports another suite: ' + ctext)
+    check('Verification: OK' in ctext, 's_client did not verify the certificate: ' + ctext)
+    check('END close_notify' in text, 'no close_notify from s_client: ' + text)
+    check(srv.returncode == 0, 'sotls server failed')
+    check(cli.returncode == 0, 's_client failed')
+    check(same_file(env.path('server.in'), to_server), 'server received wrong bytes')
+    check(same_file(env.path('s_client.out'), to_client), 's_client received wrong bytes')
+
+
+def client_default_vs_plain_s_server(env, kt):
+    """sotls client on its default suite list, a plain `openssl s_server` (no
+    -cipher, no -tls1_2): TLS 1.2 with the first AES-GCM suite for the
+    certificate; data both ways, close_notify."""
+    suite = DEFAULT_AES[kt]
+    iana = SUITES[suite][0]
+    cert, key, ca = env.certs(kt)
+    size = MIB
+    to_client = env.data('to-client', size)
+    to_server = env.data('to-server', size)
+    port = free_port()
+    srv_out = open(env.path('s_server.out'), 'wb')
+    srv = env.spawn([env.a.openssl, 's_server', '-accept', str(port), '-cert', cert,
+                     '-key', key, '-naccept', '1', '-quiet'],
+                    stdin=subprocess.PIPE, stdout=srv_out)
+    wait_listening(port, srv)
+    cli = env.spawn([env.a.peer, 'client', '--port', str(port), '--verify', '--ca', ca,
+                     '--servername', 'localhost', '--send', to_server,
+                     '--expect', str(size), '--recv', env.path('client.in')])
+    with open(to_client, 'rb') as f:
+        data = f.read()
+
+    def feed():
+        try:
+            srv.stdin.write(data)
+            srv.stdin.flush()
+        except BrokenPipeError:
+            pass
+    t = threading.Thread(target=feed)
+    t.start()
+    out, err = cli.communicate(timeout=TIMEOUT)
+    t.join()
+    try:
+        srv.wait(timeout=30)
+    finally:
+        srv_out.close()
+    text = sotls_lines(out)
+    print(text, err.decode(errors='replace'))
+    check('HANDSHAKE ' + iana + ' ' in text, 'sotls negotiated another suite: ' + text)
+    check('END close_notify' in text, 'no close_notify from s_server: ' + text)
+    check(cli.returncode == 0, 'sotls client failed')
+    check(same_file(env.path('client.in'), to_client), 'client received wrong bytes')
+    with open(env.path('s_server.out'), 'rb') as f, open(to_server, 'rb') as g:
+        check(f.read()[:size] == g.read(), 's_server received wrong bytes')
+
+
 def server_vs_python_ssl(env):
-    """Python's ssl (OpenSSL) client against sotls-echo-server, all four suites,
+    """Python's ssl (OpenSSL) client against sotls-echo-server, every suite,
     echo of BULK bytes checked, close_notify both ways (unwrap)."""
     for suite, (iana, kt) in SUITES.items():
         cert, key, ca = env.certs(kt)
@@ -474,10 +577,14 @@ def suite_mismatch_server(env):
 
 
 def sotls_to_sotls(env):
-    """sotls-echo-client <-> sotls-echo-server, both sizes, verified CA chain."""
-    for kt, names in (('ec', ['ARIA-128-GCM', 'TLS_ECDHE_ECDSA_WITH_ARIA_256_GCM_SHA384']),
+    """sotls-echo-client <-> sotls-echo-server, ARIA and AES-GCM, both sizes,
+    verified CA chain."""
+    for kt, names in (('ec', ['ARIA-128-GCM', 'TLS_ECDHE_ECDSA_WITH_ARIA_256_GCM_SHA384',
+                              'AES-128-GCM', 'ECDHE-ECDSA-AES256-GCM-SHA384']),
                       ('rsa', ['TLS_ECDHE_RSA_WITH_ARIA_128_GCM_SHA256',
-                               'ECDHE-ARIA256-GCM-SHA384'])):
+                               'ECDHE-ARIA256-GCM-SHA384',
+                               'ECDHE-RSA-AES128-GCM-SHA256',
+                               'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384'])):
         cert, key, ca = env.certs(kt)
         for name in names:
             pf = env.path('port-%s-%s' % (kt, name))
@@ -515,6 +622,14 @@ def main():
         'suite-mismatch-client': suite_mismatch_client,
         'suite-mismatch-server': suite_mismatch_server,
         'sotls-to-sotls': sotls_to_sotls,
+        'server-default-suites-vs-plain-s_client-ecdsa':
+            lambda e: server_default_vs_plain_s_client(e, 'ec'),
+        'server-default-suites-vs-plain-s_client-rsa':
+            lambda e: server_default_vs_plain_s_client(e, 'rsa'),
+        'client-default-suites-vs-plain-s_server-ecdsa':
+            lambda e: client_default_vs_plain_s_server(e, 'ec'),
+        'client-default-suites-vs-plain-s_server-rsa':
+            lambda e: client_default_vs_plain_s_server(e, 'rsa'),
     }
     for suite in SUITES:
         tests['client-vs-s_server-' + suite] = (lambda s: lambda e: client_vs_s_server(e, s))(suite)

@@ -142,12 +142,14 @@ int main(int argc, char **argv)
 		return 2;
 
 	struct sotls_conn *c;
-	if (sotls_conn_new(cfg, fd, &c) != 0)
-		return 2;
+	int nrc = sotls_conn_new(cfg, fd, &c);
 	sotls_config_free(cfg);
+	if (nrc != 0)
+		return 2;
 	rc = sotls_handshake(c);
 	if (rc != 0) {
 		printf("HANDSHAKE-FAILED %s: %s\n", sotls_strerror(rc), sotls_conn_error_detail(c));
+		sotls_conn_free(c);
 		return 1;
 	}
 	struct sotls_info info;
@@ -172,6 +174,7 @@ int main(int argc, char **argv)
 			if (n < 0) {
 				printf("END error %d send: %s: %s\n", (int)n, sotls_strerror((int)n),
 				       sotls_conn_error_detail(c));
+				sotls_conn_free(c);
 				return 1;
 			}
 			sent += (size_t)n;
@@ -183,6 +186,7 @@ int main(int argc, char **argv)
 				want_out = 1;
 			else if (rc != 0) {
 				printf("END error %d shutdown: %s\n", rc, sotls_strerror(rc));
+				sotls_conn_free(c);
 				return 1;
 			} else
 				closed_tx = 1;

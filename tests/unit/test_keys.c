@@ -1,7 +1,8 @@
 /*
  * Key derivation (lib/handshake): the TLS 1.2 PRF against the published test
  * vectors (IETF TLS list, P_SHA256 and P_SHA384 with "test label"), the key
- * block against OpenSSL's TLS1-PRF, and the suite-name parser.
+ * block of every ARIA and AES suite against OpenSSL's TLS1-PRF, and the
+ * suite-name parser.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,7 +90,24 @@ static void openssl_prf(const char *digest, const uint8_t *secret, size_t sl, co
 static void test_key_block_vs_openssl(void **state)
 {
 	(void)state;
-	static const uint16_t ids[] = {0xC05C, 0xC060, 0xC05D, 0xC061};
+	static const uint16_t ids[] = {0xC05C, 0xC060, 0xC05D, 0xC061,
+				       0xC02B, 0xC02F, 0xC02C, 0xC030};
+	/* Expected AEAD, key length and PRF hash of each, stated here rather
+	 * than read from the table under test. */
+	static const struct {
+		enum sotls_aead_alg alg;
+		size_t key_len;
+		enum sotls_prf_md prf;
+	} want[] = {
+		{SOTLS_AEAD_ARIA_128_GCM, 16, SOTLS_PRF_SHA256},
+		{SOTLS_AEAD_ARIA_128_GCM, 16, SOTLS_PRF_SHA256},
+		{SOTLS_AEAD_ARIA_256_GCM, 32, SOTLS_PRF_SHA384},
+		{SOTLS_AEAD_ARIA_256_GCM, 32, SOTLS_PRF_SHA384},
+		{SOTLS_AEAD_AES_128_GCM, 16, SOTLS_PRF_SHA256},
+		{SOTLS_AEAD_AES_128_GCM, 16, SOTLS_PRF_SHA256},
+		{SOTLS_AEAD_AES_256_GCM, 32, SOTLS_PRF_SHA384},
+		{SOTLS_AEAD_AES_256_GCM, 32, SOTLS_PRF_SHA384},
+	};
 	uint8_t master[48], cr[32], sr[32];
 	for (int i = 0; i < 48; i++)
 		master[i] = (uint8_t)(i * 7 + 1);
@@ -97,13 +115,21 @@ static void test_key_block_vs_openssl(void **state)
 		cr[i] = (uint8_t)(0xc0 + i);
 		sr[i] = (uint8_t)(0x50 ^ i);
 	}
-	for (size_t s = 0; s < 4; s++) {
+	for (size_t s = 0; s < sizeof(ids) / sizeof(ids[0]); s++) {
 		const struct sotls_suite *suite = sotls_suite_by_id(ids[s]);
 		assert_non_null(suite);
+		assert_int_equal(suite->alg, want[s].alg);
+		assert_int_equal(suite->prf, want[s].prf);
 		struct sotls_key_block kb;
 		assert_int_equal(sotls_derive_key_block(suite, master, cr, sr, &kb), 0);
-		size_t k = suite->alg == SOTLS_AEAD_ARIA_128_GCM ? 16 : 32;
+		size_t k = want[s].key_len;
 		assert_int_equal(kb.key_len, k);
+		assert_int_equal(sotls_aead_key_len(suite->alg), k);
+		/* Nothing past the key is written. */
+		for (size_t i = k; i < SOTLS_AEAD_MAX_KEY_LEN; i++) {
+			assert_int_equal(kb.client_key[i], 0);
+			assert_int_equal(kb.server_key[i], 0);
+		}
 
 		/* seed = "key expansion" + server_random + client_random */
 		uint8_t seed[13 + 64], ref[2 * 32 + 8];
@@ -151,7 +177,120 @@ static void test_suite_names(void **state)
 	int n = 0;
 	while (names[n] != NULL)
 		n++;
-	assert_int_equal(n, 4);
+	assert_int_equal(n, 8);
+}
+
+/* The AES-GCM suites by every kind of name, and mixed lists. */
+static void test_aes_suite_names(void **state)
+{
+	(void)state;
+	int ids[SOTLS_MAX_SUITES + 1];
+	assert_int_equal(sotls_suites_parse("AES-128-GCM", ids), 0);
+	assert_int_equal(ids[0], 0xC02B);
+	assert_int_equal(ids[1], 0xC02F);
+	assert_int_equal(ids[2], 0);
+	assert_int_equal(sotls_suites_parse("aes-256-gcm", ids), 0);
+	assert_int_equal(ids[0], 0xC02C);
+	assert_int_equal(ids[1], 0xC030);
+	assert_int_equal(ids[2], 0);
+
+	static const struct {
+		const char *iana, *openssl;
+		int id;
+	} names[] = {
+		{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256",
+		 0xC02B},
+		{"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256", "ECDHE-RSA-AES128-GCM-SHA256", 0xC02F},
+		{"TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "ECDHE-ECDSA-AES256-GCM-SHA384",
+		 0xC02C},
+		{"TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384", "ECDHE-RSA-AES256-GCM-SHA384", 0xC030},
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		assert_int_equal(sotls_suites_parse(names[i].iana, ids), 0);
+		assert_int_equal(ids[0], names[i].id);
+		assert_int_equal(ids[1], 0);
+		assert_int_equal(sotls_suites_parse(names[i].openssl, ids), 0);
+		assert_int_equal(ids[0], names[i].id);
+		assert_int_equal(ids[1], 0);
+		const struct sotls_suite *s = sotls_suite_by_id((uint16_t)names[i].id);
+		assert_non_null(s);
+		assert_string_equal(s->iana, names[i].iana);
+		assert_string_equal(s->openssl, names[i].openssl);
+	}
+
+	/* Order kept, duplicates dropped, ARIA and AES mixed. */
+	assert_int_equal(sotls_suites_parse("ECDHE-RSA-AES256-GCM-SHA384 ARIA-128-GCM,"
+					    "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384:AES-128-GCM",
+					    ids),
+			 0);
+	assert_int_equal(ids[0], 0xC030);
+	assert_int_equal(ids[1], 0xC05C);
+	assert_int_equal(ids[2], 0xC060);
+	assert_int_equal(ids[3], 0xC02B);
+	assert_int_equal(ids[4], 0xC02F);
+	assert_int_equal(ids[5], 0);
+
+	/* All four groups: all eight suites fit. */
+	assert_int_equal(sotls_suites_parse("ARIA-128-GCM:ARIA-256-GCM:AES-128-GCM:AES-256-GCM",
+					    ids),
+			 0);
+	static const int all[] = {0xC05C, 0xC060, 0xC05D, 0xC061, 0xC02B, 0xC02F, 0xC02C, 0xC030};
+	for (size_t i = 0; i < 8; i++)
+		assert_int_equal(ids[i], all[i]);
+	assert_int_equal(ids[8], 0);
+
+	/* Still not offered: AES-GCM with RSA key exchange, CBC, and
+	 * OpenSSL's group names. */
+	assert_int_equal(sotls_suites_parse("AES128-GCM-SHA256", ids), SOTLS_ERR_UNKNOWN_SUITE);
+	assert_int_equal(sotls_suites_parse("ECDHE-ECDSA-AES128-SHA256", ids),
+			 SOTLS_ERR_UNKNOWN_SUITE);
+	assert_int_equal(sotls_suites_parse("AESGCM", ids), SOTLS_ERR_UNKNOWN_SUITE);
+	assert_null(sotls_suite_by_id(0x009C)); /* TLS_RSA_WITH_AES_128_GCM_SHA256 */
+	assert_null(sotls_suite_by_id(0xC023)); /* ECDHE-ECDSA-AES128-SHA256 (CBC) */
+
+	/* The supported list: ARIA first, then AES, each in the default order. */
+	const char *const *sn = sotls_supported_suites();
+	for (size_t i = 0; i < 8; i++) {
+		const struct sotls_suite *s = sotls_suite_by_id((uint16_t)all[i]);
+		assert_non_null(s);
+		assert_string_equal(sn[i], s->iana);
+	}
+}
+
+/* AES-256 key block against a vector computed independently: OpenSSL's
+ * TLS1-PRF with SHA-384 over the same inputs, split 32+32+4+4. */
+static void test_aes256_key_block_layout(void **state)
+{
+	(void)state;
+	uint8_t master[48], cr[32], sr[32];
+	memset(master, 0xab, sizeof(master));
+	memset(cr, 0x01, sizeof(cr));
+	memset(sr, 0x02, sizeof(sr));
+	const struct sotls_suite *suite = sotls_suite_by_id(0xC030);
+	assert_non_null(suite);
+	struct sotls_key_block kb;
+	assert_int_equal(sotls_derive_key_block(suite, master, cr, sr, &kb), 0);
+	assert_int_equal(kb.key_len, 32);
+	uint8_t seed[13 + 64], ref[72];
+	memcpy(seed, "key expansion", 13);
+	memcpy(seed + 13, sr, 32);
+	memcpy(seed + 45, cr, 32);
+	openssl_prf("SHA384", master, 48, seed, sizeof(seed), ref, sizeof(ref));
+	assert_memory_equal(kb.client_key, ref, 32);
+	assert_memory_equal(kb.server_key, ref + 32, 32);
+	assert_memory_equal(kb.client_salt, ref + 64, 4);
+	assert_memory_equal(kb.server_salt, ref + 68, 4);
+	/* The same master under the AES-128 suite with SHA-256: a different
+	 * PRF, a 16-byte key, so the salts start at byte 32. */
+	suite = sotls_suite_by_id(0xC02F);
+	assert_non_null(suite);
+	assert_int_equal(sotls_derive_key_block(suite, master, cr, sr, &kb), 0);
+	assert_int_equal(kb.key_len, 16);
+	openssl_prf("SHA256", master, 48, seed, sizeof(seed), ref, 40);
+	assert_memory_equal(kb.client_key, ref, 16);
+	assert_memory_equal(kb.server_key, ref + 16, 16);
+	assert_memory_equal(kb.client_salt, ref + 32, 4);
+	assert_memory_equal(kb.server_salt, ref + 36, 4);
 }
 
 static void test_strerror_covers_all(void **state)
@@ -173,6 +312,8 @@ int main(void)
 		cmocka_unit_test(test_prf_sha384_vector),
 		cmocka_unit_test(test_key_block_vs_openssl),
 		cmocka_unit_test(test_suite_names),
+		cmocka_unit_test(test_aes_suite_names),
+		cmocka_unit_test(test_aes256_key_block_layout),
 		cmocka_unit_test(test_strerror_covers_all),
 	};
 	return cmocka_run_group_tests_name("keys", tests, NULL, NULL);
