@@ -13,9 +13,27 @@ fi
 
 step() { printf '\n== %s\n' "$*"; }
 
-# --- 1. AEAD record crypto: sotls levels vs OpenSSL vs mbedTLS (~25 s) -------
+# --- 1. AEAD record crypto: sotls levels vs OpenSSL vs mbedTLS (~45 s) -------
 # One run: the table goes to the terminal (stderr), the JSON to the file.
-step "ARIA-GCM seal/open, one core (sotls-bench-aead) -> $OUT/aead.json"
+step "ARIA-GCM and AES-GCM seal/open, one core (sotls-bench-aead) -> $OUT/aead.json"
 "$BUILD/bench/sotls-bench-aead" --json > "$OUT/aead.json"
+
+# --- 2. End-to-end TLS over loopback: sotls vs mbedTLS vs OpenSSL vs TCP -----
+# Bulk, small messages, handshakes, memory per connection, two streams
+# (~3.5 min). Tables and per-second lines on the terminal; results.json, the
+# gnuplot tables (*.dat) and the PNG figures in $OUT (see bench/README.md).
+step "TLS end to end over loopback (sotls-bench-tls) -> $OUT/results.json, $OUT/tls-*.png"
+"$BUILD/bench/sotls-bench-tls" --tests all --out-dir "$OUT"
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+if command -v gnuplot > /dev/null; then
+  gnuplot -e "dir='$OUT'; stamp='($(date -u +%Y-%m-%d))'" "$SRC/bench/plot.gnuplot"
+  printf 'plots: %s\n' "$(cd "$OUT" && ls tls-*.png | tr '\n' ' ')"
+else
+  echo "bench: gnuplot not found (apt-get install gnuplot-nox): no plots" >&2
+fi
+
+# --- 3. File sending: sotls_sendfile's paths vs read+sotls_send vs OpenSSL ----
+step "File sending (sotls-bench-sendfile) -> $OUT/sendfile.json"
+"$BUILD/bench/sotls-bench-sendfile" --json > "$OUT/sendfile.json"
 
 printf '\nbench: results in %s/\n' "$OUT"

@@ -1,0 +1,1629 @@
+/*
+ * sotls-bench-tls: end-to-end TLS 1.2 over loopback TCP, sotls against
+ * mbedTLS's own record layer, OpenSSL's libssl and plain TCP, in one run.
+ *
+ * Tests (--tests, comma-separated; default "bulk"):
+ *   bulk       one stream, 16 KiB records, each direction, ARIA-128/256-GCM
+ *   small      64- and 1500-byte request/response echo, round trips per second
+ *   handshake  full handshakes per second, ECDHE-ECDSA P-256 and ECDHE-RSA 2048
+ *   memory     heap and RSS per idle established connection (N connections)
+ *   streams    two bulk streams at once, aggregate throughput
+ *
+ * Method. Every measurement runs between two threads of this process, one per
+ * end of a loopback TCP connection (TCP_NODELAY), so on a 2-core machine each
+ * end has a core. Each end has its own configuration/context object. The
+ * handshake happens first; then both ends and the timing thread meet at a
+ * barrier, and the timing thread samples the receiver's counter once per
+ * second (the per-second lines) until --seconds have passed, then tells the
+ * ends to stop. Bulk: the sender writes --write-size (256 KiB) buffers, which
+ * every TLS implementation cuts into 16 KiB records; the receiver reads into a
+ * 256 KiB buffer. Rate = bytes received in the window / window length. Each
+ * row is measured --rounds times; the rounds sweep all rows of a test in turn
+ * (contenders interleaved, so background load hits all alike) and the median
+ * round is reported (also min and max in the JSON).
+ *
+ * Memory: two child processes (client side, server side) each make one
+ * warm-up connection, take a baseline, establish N more connections and keep
+ * them open, and report (heap now - baseline) / N, heap being glibc
+ * mallinfo2() uordblks + hblkhd (bytes handed out by malloc, including mmap'ed
+ * chunks), and the same for VmRSS. Kernel socket buffers are not counted.
+ *
+ * Output: tables and per-second lines on stderr. --json prints the rows of
+ * the tests run as one JSON array on stdout. --out-dir DIR writes
+ * DIR/results.json and DIR/<test>.dat (whitespace tables for gnuplot).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <malloc.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mbedtls/net_sockets.h>
+#include <mbedtls/pk.h>
+#include <mbedtls/ssl.h>
+#include <mbedtls/x509_crt.h>
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include "ephemeral_cert.h"
+#include "sotls.h"
+
+/* ------------------------------------------------------------------------ */
+/* Contenders                                                                */
+/* ------------------------------------------------------------------------ */
+
+enum impl { IMPL_SOTLS, IMPL_SOTLS_KERNEL, IMPL_MBEDTLS, IMPL_OPENSSL, IMPL_TCP, N_IMPLS };
+static const char *const IMPL_NAMES[N_IMPLS] = {"sotls-user", "sotls-kernel", "mbedtls",
+						"openssl", "tcp"};
+enum certkind { CERT_ECDSA, CERT_RSA };
+static const char *const CERT_NAMES[] = {"ECDHE-ECDSA-P256", "ECDHE-RSA-2048"};
+enum cipher { ARIA128, ARIA256, NO_CIPHER };
+static const char *const CIPHER_NAMES[] = {"ARIA-128-GCM", "ARIA-256-GCM", ""};
+
+/* OpenSSL names (sotls accepts them too) and IANA ids, [cert][cipher]. */
+static const char *const SUITE_NAMES[2][2] = {
+	{"ECDHE-ECDSA-ARIA128-GCM-SHA256", "ECDHE-ECDSA-ARIA256-GCM-SHA384"},
+	{"ECDHE-ARIA128-GCM-SHA256", "ECDHE-ARIA256-GCM-SHA384"},
+};
+static const int SUITE_IDS[2][2] = {{0xC05C, 0xC05D}, {0xC060, 0xC061}};
+
+/* PEM certificate and key per certkind, made once at start-up. */
+static char g_cert[2][8192], g_key[2][8192];
+static bool g_have_kernel;
+/* A failed handshake is an answer here, not an error: the kTLS probe, and
+ * the handshake loop's server (its last connection is an empty wake-up). */
+static bool g_probing;
+static _Thread_local bool t_quiet;
+
+struct mb_ctx {
+	mbedtls_ssl_config conf;
+	mbedtls_x509_crt crt;
+	mbedtls_pk_context pk;
+	int suites[2];
+};
+
+/* One end's configuration: one per thread in the timed tests. */
+struct ctx {
+	enum impl impl;
+	bool server;
+	struct sotls_config *s;
+	struct mb_ctx *m;
+	SSL_CTX *o;
+};
+
+/* One end of one connection. */
+struct peer {
+	enum impl impl;
+	int fd;
+	struct sotls_conn *s;
+	mbedtls_ssl_context *m;
+	SSL *o;
+};
+
+static int os_random(void *unused, unsigned char *out, size_t len)
+{
+	(void)unused;
+	while (len > 0) {
+		ssize_t n = getrandom(out, len, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		out += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int mb_send(void *p, const unsigned char *buf, size_t len)
+{
+	ssize_t n = send(*(int *)p, buf, len, MSG_NOSIGNAL);
+	if (n < 0)
+		return errno == EINTR ? MBEDTLS_ERR_SSL_WANT_WRITE : MBEDTLS_ERR_NET_SEND_FAILED;
+	return (int)n;
+}
+
+static int mb_recv(void *p, unsigned char *buf, size_t len)
+{
+	ssize_t n = recv(*(int *)p, buf, len, 0);
+	if (n < 0)
+		return errno == EINTR ? MBEDTLS_ERR_SSL_WANT_READ : MBEDTLS_ERR_NET_RECV_FAILED;
+	if (n == 0)
+		return MBEDTLS_ERR_NET_CONN_RESET;
+	return (int)n;
+}
+
+static const mbedtls_ecp_group_id MB_CURVES[] = {MBEDTLS_ECP_DP_SECP256R1, MBEDTLS_ECP_DP_NONE};
+
+static void ctx_free(struct ctx *c)
+{
+	if (c == NULL)
+		return;
+	sotls_config_free(c->s);
+	if (c->m != NULL) {
+		mbedtls_ssl_config_free(&c->m->conf);
+		mbedtls_x509_crt_free(&c->m->crt);
+		mbedtls_pk_free(&c->m->pk);
+		free(c->m);
+	}
+	SSL_CTX_free(c->o);
+	free(c);
+}
+
+static struct ctx *ctx_new(enum impl impl, bool server, enum certkind ck, enum cipher ci)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return NULL;
+	c->impl = impl;
+	c->server = server;
+	size_t clen = strlen(g_cert[ck]) + 1, klen = strlen(g_key[ck]) + 1;
+	const char *suite = ci == NO_CIPHER ? NULL : SUITE_NAMES[ck][ci];
+
+	switch (impl) {
+	case IMPL_SOTLS:
+	case IMPL_SOTLS_KERNEL:
+		c->s = sotls_config_new(server ? SOTLS_ROLE_SERVER : SOTLS_ROLE_CLIENT);
+		if (c->s == NULL || sotls_config_set_suites(c->s, suite) != 0 ||
+		    sotls_config_set_ktls(c->s, impl == IMPL_SOTLS ? SOTLS_KTLS_OFF
+								   : SOTLS_KTLS_REQUIRE) != 0)
+			goto fail;
+		if (server ? sotls_config_set_cert_mem(c->s, g_cert[ck], clen, g_key[ck], klen)
+			   : sotls_config_set_verify(c->s, SOTLS_VERIFY_NONE))
+			goto fail;
+		break;
+	case IMPL_MBEDTLS: {
+		struct mb_ctx *m = c->m = calloc(1, sizeof(*m));
+		if (m == NULL)
+			goto fail;
+		mbedtls_ssl_config_init(&m->conf);
+		mbedtls_x509_crt_init(&m->crt);
+		mbedtls_pk_init(&m->pk);
+		if (mbedtls_ssl_config_defaults(&m->conf,
+						server ? MBEDTLS_SSL_IS_SERVER : MBEDTLS_SSL_IS_CLIENT,
+						MBEDTLS_SSL_TRANSPORT_STREAM,
+						MBEDTLS_SSL_PRESET_DEFAULT) != 0)
+			goto fail;
+		mbedtls_ssl_conf_min_version(&m->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
+					     MBEDTLS_SSL_MINOR_VERSION_3);
+		mbedtls_ssl_conf_max_version(&m->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
+					     MBEDTLS_SSL_MINOR_VERSION_3);
+		m->suites[0] = SUITE_IDS[ck][ci];
+		m->suites[1] = 0;
+		mbedtls_ssl_conf_ciphersuites(&m->conf, m->suites);
+		mbedtls_ssl_conf_rng(&m->conf, os_random, NULL);
+		mbedtls_ssl_conf_curves(&m->conf, MB_CURVES);
+		mbedtls_ssl_conf_session_tickets(&m->conf, MBEDTLS_SSL_SESSION_TICKETS_DISABLED);
+		mbedtls_ssl_conf_authmode(&m->conf, MBEDTLS_SSL_VERIFY_NONE);
+		if (server) {
+			if (mbedtls_x509_crt_parse(&m->crt, (const unsigned char *)g_cert[ck],
+						   clen) != 0 ||
+			    mbedtls_pk_parse_key(&m->pk, (const unsigned char *)g_key[ck], klen,
+						 NULL, 0) != 0 ||
+			    mbedtls_ssl_conf_own_cert(&m->conf, &m->crt, &m->pk) != 0)
+				goto fail;
+		}
+		break;
+	}
+	case IMPL_OPENSSL: {
+		c->o = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
+		if (c->o == NULL)
+			goto fail;
+		SSL_CTX_set_min_proto_version(c->o, TLS1_2_VERSION);
+		SSL_CTX_set_max_proto_version(c->o, TLS1_2_VERSION);
+		SSL_CTX_set_options(c->o, SSL_OP_NO_TICKET);
+		SSL_CTX_set_session_cache_mode(c->o, SSL_SESS_CACHE_OFF);
+		if (SSL_CTX_set_cipher_list(c->o, suite) != 1 ||
+		    SSL_CTX_set1_groups_list(c->o, "P-256") != 1)
+			goto fail;
+		if (server) {
+			BIO *b = BIO_new_mem_buf(g_cert[ck], -1);
+			X509 *x = b ? PEM_read_bio_X509(b, NULL, NULL, NULL) : NULL;
+			BIO_free(b);
+			b = BIO_new_mem_buf(g_key[ck], -1);
+			EVP_PKEY *k = b ? PEM_read_bio_PrivateKey(b, NULL, NULL, NULL) : NULL;
+			BIO_free(b);
+			int ok = x && k && SSL_CTX_use_certificate(c->o, x) == 1 &&
+				 SSL_CTX_use_PrivateKey(c->o, k) == 1;
+			X509_free(x);
+			EVP_PKEY_free(k);
+			if (!ok)
+				goto fail;
+		}
+		break;
+	}
+	case IMPL_TCP:
+	case N_IMPLS:
+		break;
+	}
+	return c;
+fail:
+	fprintf(stderr, "bench: cannot configure %s %s\n", IMPL_NAMES[impl],
+		server ? "server" : "client");
+	ERR_print_errors_fp(stderr);
+	ctx_free(c);
+	return NULL;
+}
+
+static void peer_free(struct peer *p)
+{
+	if (p == NULL)
+		return;
+	sotls_conn_free(p->s);
+	if (p->m != NULL) {
+		mbedtls_ssl_free(p->m);
+		free(p->m);
+	}
+	SSL_free(p->o);
+	free(p);
+}
+
+/* A new end on fd with the handshake done, or NULL. */
+static struct peer *peer_open(struct ctx *c, int fd)
+{
+	struct peer *p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->impl = c->impl;
+	p->fd = fd;
+	int rc = 0;
+	switch (c->impl) {
+	case IMPL_SOTLS:
+	case IMPL_SOTLS_KERNEL:
+		if (sotls_conn_new(c->s, fd, &p->s) != 0 || (rc = sotls_handshake(p->s)) != 0) {
+			if (rc != 0 && !g_probing && !t_quiet)
+				fprintf(stderr, "bench: %s %s handshake: %s (%s)\n",
+					IMPL_NAMES[c->impl], c->server ? "server" : "client",
+					sotls_strerror(rc), sotls_conn_error_detail(p->s));
+			goto fail;
+		}
+		break;
+	case IMPL_MBEDTLS:
+		p->m = malloc(sizeof(*p->m));
+		if (p->m == NULL)
+			goto fail;
+		mbedtls_ssl_init(p->m);
+		if (mbedtls_ssl_setup(p->m, &c->m->conf) != 0)
+			goto fail;
+		mbedtls_ssl_set_bio(p->m, &p->fd, mb_send, mb_recv, NULL);
+		do
+			rc = mbedtls_ssl_handshake(p->m);
+		while (rc == MBEDTLS_ERR_SSL_WANT_READ || rc == MBEDTLS_ERR_SSL_WANT_WRITE);
+		if (rc != 0)
+			goto fail;
+		break;
+	case IMPL_OPENSSL:
+		p->o = SSL_new(c->o);
+		if (p->o == NULL || SSL_set_fd(p->o, fd) != 1 ||
+		    (c->server ? SSL_accept(p->o) : SSL_connect(p->o)) != 1)
+			goto fail;
+		break;
+	case IMPL_TCP:
+	case N_IMPLS:
+		break;
+	}
+	return p;
+fail:
+	ERR_clear_error();
+	peer_free(p);
+	return NULL;
+}
+
+/* Sends all len bytes. 0 or -1. */
+static int peer_send(struct peer *p, const uint8_t *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = -1;
+		switch (p->impl) {
+		case IMPL_SOTLS:
+		case IMPL_SOTLS_KERNEL:
+			n = sotls_send(p->s, buf, len);
+			break;
+		case IMPL_MBEDTLS:
+			n = mbedtls_ssl_write(p->m, buf, len);
+			if (n == MBEDTLS_ERR_SSL_WANT_WRITE || n == MBEDTLS_ERR_SSL_WANT_READ)
+				continue;
+			break;
+		case IMPL_OPENSSL:
+			n = SSL_write(p->o, buf, len > INT32_MAX ? INT32_MAX : (int)len);
+			break;
+		case IMPL_TCP:
+			n = send(p->fd, buf, len, MSG_NOSIGNAL);
+			if (n < 0 && errno == EINTR)
+				continue;
+			break;
+		case N_IMPLS:
+			break;
+		}
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Some bytes (> 0), or <= 0 at the end of the stream or on an error. */
+static ssize_t peer_recv(struct peer *p, uint8_t *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = -1;
+		switch (p->impl) {
+		case IMPL_SOTLS:
+		case IMPL_SOTLS_KERNEL:
+			n = sotls_recv(p->s, buf, len);
+			break;
+		case IMPL_MBEDTLS:
+			n = mbedtls_ssl_read(p->m, buf, len);
+			if (n == MBEDTLS_ERR_SSL_WANT_WRITE || n == MBEDTLS_ERR_SSL_WANT_READ)
+				continue;
+			break;
+		case IMPL_OPENSSL:
+			n = SSL_read(p->o, buf, len > INT32_MAX ? INT32_MAX : (int)len);
+			break;
+		case IMPL_TCP:
+			n = recv(p->fd, buf, len, 0);
+			if (n < 0 && errno == EINTR)
+				continue;
+			break;
+		case N_IMPLS:
+			break;
+		}
+		return n;
+	}
+}
+
+/* Exactly len bytes: 0, or -1 if the stream ended first. */
+static int peer_recv_all(struct peer *p, uint8_t *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = peer_recv(p, buf, len);
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* close_notify (best effort) and FIN; frees p, does not close fd. */
+static void peer_close(struct peer *p)
+{
+	if (p == NULL)
+		return;
+	switch (p->impl) {
+	case IMPL_SOTLS:
+	case IMPL_SOTLS_KERNEL:
+		sotls_shutdown(p->s);
+		break;
+	case IMPL_MBEDTLS:
+		mbedtls_ssl_close_notify(p->m);
+		break;
+	case IMPL_OPENSSL:
+		SSL_shutdown(p->o);
+		break;
+	case IMPL_TCP:
+	case N_IMPLS:
+		break;
+	}
+	shutdown(p->fd, SHUT_WR);
+	peer_free(p);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Certificates                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* A self-signed RSA 2048 certificate, made with OpenSSL (the bench links it). */
+static int make_rsa_cert(char *cert, size_t csize, char *key, size_t ksize)
+{
+	EVP_PKEY *k = EVP_RSA_gen(2048);
+	X509 *x = X509_new();
+	BIO *bc = BIO_new(BIO_s_mem()), *bk = BIO_new(BIO_s_mem());
+	int rc = -1;
+	if (k == NULL || x == NULL || bc == NULL || bk == NULL)
+		goto out;
+	X509_set_version(x, 2);
+	ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
+	X509_gmtime_adj(X509_getm_notBefore(x), -3600);
+	X509_gmtime_adj(X509_getm_notAfter(x), 86400);
+	X509_NAME *n = X509_get_subject_name(x);
+	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC, (const unsigned char *)"localhost", -1,
+				   -1, 0);
+	X509_set_issuer_name(x, n);
+	X509_set_pubkey(x, k);
+	if (X509_sign(x, k, EVP_sha256()) <= 0 || PEM_write_bio_X509(bc, x) != 1 ||
+	    PEM_write_bio_PrivateKey(bk, k, NULL, NULL, 0, NULL, NULL) != 1)
+		goto out;
+	int nc = BIO_read(bc, cert, (int)csize - 1), nk = BIO_read(bk, key, (int)ksize - 1);
+	if (nc <= 0 || nk <= 0 || BIO_pending(bc) > 0 || BIO_pending(bk) > 0)
+		goto out;
+	cert[nc] = '\0';
+	key[nk] = '\0';
+	rc = 0;
+out:
+	if (rc != 0)
+		ERR_print_errors_fp(stderr);
+	BIO_free(bc);
+	BIO_free(bk);
+	X509_free(x);
+	EVP_PKEY_free(k);
+	return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Sockets, threads, timing                                                  */
+/* ------------------------------------------------------------------------ */
+
+static double cpu_seconds(clockid_t id)
+{
+	struct timespec ts;
+	if (clock_gettime(id, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_until(double t)
+{
+	double d = t - now();
+	if (d <= 0)
+		return;
+	struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static void tune(int fd)
+{
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* A listening socket on 127.0.0.1, any port; *port gets it. */
+static int listener(int *port)
+{
+	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(sa);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, 1024) != 0 ||
+	    getsockname(ls, (struct sockaddr *)&sa, &len) != 0) {
+		perror("bench: listen");
+		exit(1);
+	}
+	*port = ntohs(sa.sin_port);
+	return ls;
+}
+
+static int dial(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		perror("bench: connect");
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	tune(fd);
+	return fd;
+}
+
+static int accept_one(int ls)
+{
+	int fd;
+	do
+		fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd >= 0)
+		tune(fd);
+	return fd;
+}
+
+/* A connected pair over loopback: client end, server end. */
+static int make_pair(int *cfd, int *sfd)
+{
+	int port, ls = listener(&port);
+	*cfd = dial(port);
+	*sfd = *cfd >= 0 ? accept_one(ls) : -1;
+	close(ls);
+	if (*sfd < 0) {
+		if (*cfd >= 0)
+			close(*cfd);
+		return -1;
+	}
+	return 0;
+}
+
+static bool g_pin;
+static size_t g_write_size = 256 * 1024;
+static int g_seconds = 2, g_rounds = 3, g_conns = 200;
+
+static void pin(int cpu)
+{
+	if (!g_pin)
+		return;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu % 2, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Two-ended runs                                                            */
+/* ------------------------------------------------------------------------ */
+
+enum work { W_BULK, W_ECHO, W_NONE };
+
+struct run;
+/* One thread: one end of one connection. */
+struct end {
+	struct run *run;
+	struct ctx *ctx;
+	int fd;
+	bool sender; /* bulk: writes; echo: the client that asks */
+	int cpu;
+	bool ok;
+	struct sotls_info info;
+	pthread_t thread;
+};
+
+#define MAX_ENDS 4
+struct run {
+	enum work work;
+	size_t msg_size;
+	pthread_barrier_t barrier;
+	atomic_bool stop;
+	atomic_bool failed;
+	_Atomic uint64_t count[MAX_ENDS / 2]; /* bytes received, or round trips */
+	int n_ends;
+	struct end ends[MAX_ENDS];
+};
+
+static void *end_main(void *arg)
+{
+	struct end *e = arg;
+	struct run *r = e->run;
+	int idx = (int)(e - r->ends) / 2;
+	pin(e->cpu);
+	struct peer *p = peer_open(e->ctx, e->fd);
+	if (p == NULL) {
+		atomic_store(&r->failed, true);
+		shutdown(e->fd, SHUT_RDWR);
+	} else if (p->s != NULL) {
+		sotls_get_info(p->s, &e->info);
+	}
+	pthread_barrier_wait(&r->barrier);
+	if (atomic_load(&r->failed) || r->work == W_NONE) {
+		peer_free(p);
+		close(e->fd);
+		e->ok = p != NULL;
+		return NULL;
+	}
+
+	size_t bsize = r->work == W_BULK ? g_write_size : r->msg_size;
+	uint8_t *buf = malloc(bsize);
+	if (buf == NULL)
+		abort();
+	memset(buf, 0x5a, bsize);
+	bool ok = true;
+	if (r->work == W_BULK && e->sender) {
+		while (!atomic_load_explicit(&r->stop, memory_order_relaxed))
+			if (peer_send(p, buf, bsize) != 0) {
+				ok = false;
+				break;
+			}
+	} else if (r->work == W_BULK) {
+		for (;;) {
+			ssize_t n = peer_recv(p, buf, bsize);
+			if (n <= 0)
+				break;
+			atomic_fetch_add_explicit(&r->count[idx], (uint64_t)n,
+						  memory_order_relaxed);
+		}
+	} else if (e->sender) {
+		while (!atomic_load_explicit(&r->stop, memory_order_relaxed)) {
+			if (peer_send(p, buf, bsize) != 0 || peer_recv_all(p, buf, bsize) != 0) {
+				ok = false;
+				break;
+			}
+			atomic_fetch_add_explicit(&r->count[idx], 1, memory_order_relaxed);
+		}
+	} else {
+		while (peer_recv_all(p, buf, bsize) == 0)
+			if (peer_send(p, buf, bsize) != 0)
+				break;
+	}
+	if (!ok) {
+		atomic_store(&r->failed, true);
+		peer_free(p);
+	} else if (e->sender) {
+		peer_close(p);
+	} else {
+		peer_free(p);
+	}
+	free(buf);
+	close(e->fd);
+	e->ok = ok;
+	return NULL;
+}
+
+struct sample_result {
+	double rate[MAX_ENDS / 2 + 1]; /* per stream, then the sum; units per second */
+	/* The same count per CPU-second: count / (CPU seconds of the busier end)
+	 * for one stream, count / (all ends' CPU seconds / 2) for several: the
+	 * rate this run would reach with a whole core per end. */
+	double cpu_rate;
+	/* CPU seconds per unit (byte or round trip) of stream 0's two ends:
+	 * [0] the client, [1] the server. */
+	double cpu_per_unit[2];
+	bool ok;
+	struct sotls_info info[2]; /* client, server of stream 0 */
+};
+
+/*
+ * Runs `streams` connections of impl/cipher; with bulk, c2s says which end
+ * sends. label heads the per-second lines. Rates are per second: bytes for
+ * bulk, round trips for echo.
+ */
+static struct sample_result run_pair(enum impl impl, enum cipher ci, enum work work,
+				     size_t msg_size, bool c2s, int streams, int seconds,
+				     const char *label)
+{
+	struct sample_result res = {.ok = false};
+	struct run *r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		abort();
+	r->work = work;
+	r->msg_size = msg_size;
+	r->n_ends = 2 * streams;
+	pthread_barrier_init(&r->barrier, NULL, (unsigned)r->n_ends + 1);
+	for (int s = 0; s < streams; s++) {
+		struct end *cl = &r->ends[2 * s], *sv = &r->ends[2 * s + 1];
+		if (make_pair(&cl->fd, &sv->fd) != 0)
+			abort();
+		cl->ctx = ctx_new(impl, false, CERT_ECDSA, ci);
+		sv->ctx = ctx_new(impl, true, CERT_ECDSA, ci);
+		if (cl->ctx == NULL || sv->ctx == NULL)
+			exit(1);
+		cl->sender = work == W_ECHO ? true : c2s;
+		sv->sender = work == W_ECHO ? false : !c2s;
+		/* Sender on one core, receiver on the other. */
+		cl->cpu = cl->sender ? 0 : 1;
+		sv->cpu = sv->sender ? 0 : 1;
+	}
+	for (int i = 0; i < r->n_ends; i++) {
+		r->ends[i].run = r;
+		pthread_create(&r->ends[i].thread, NULL, end_main, &r->ends[i]);
+	}
+	pthread_barrier_wait(&r->barrier);
+	bool failed = atomic_load(&r->failed);
+	clockid_t cid[MAX_ENDS];
+	double cpu0[MAX_ENDS];
+	bool have_cpu = !failed && work != W_NONE;
+	for (int i = 0; i < r->n_ends && have_cpu; i++) {
+		/* The ends run until told to stop, so their clocks stay valid. */
+		if (pthread_getcpuclockid(r->ends[i].thread, &cid[i]) != 0)
+			have_cpu = false;
+		else
+			cpu0[i] = cpu_seconds(cid[i]);
+	}
+	if (!failed && work != W_NONE) {
+		double t0 = now(), tprev = t0;
+		uint64_t prev[MAX_ENDS / 2] = {0}, first[MAX_ENDS / 2];
+		for (int s = 0; s < streams; s++)
+			first[s] = prev[s] = atomic_load(&r->count[s]);
+		for (int sec = 1; sec <= seconds; sec++) {
+			sleep_until(t0 + sec);
+			double t = now();
+			uint64_t sum = 0;
+			for (int s = 0; s < streams; s++) {
+				uint64_t c = atomic_load(&r->count[s]);
+				sum += c - prev[s];
+				prev[s] = c;
+			}
+			double rate = (double)sum / (t - tprev);
+			if (work == W_BULK)
+				fprintf(stderr, "  [%-34s] %5.2f-%5.2f s  %8.1f MiB  %7.3f Gbit/s\n",
+					label, tprev - t0, t - t0, (double)sum / 1048576.0,
+					rate * 8e-9);
+			else
+				fprintf(stderr, "  [%-34s] %5.2f-%5.2f s  %10.0f round trips/s\n",
+					label, tprev - t0, t - t0, rate);
+			tprev = t;
+		}
+		double total = 0;
+		for (int s = 0; s < streams; s++) {
+			res.rate[s] = (double)(prev[s] - first[s]) / (tprev - t0);
+			total += res.rate[s];
+		}
+		res.rate[streams] = total;
+		double busiest = 0, sum = 0;
+		for (int i = 0; i < r->n_ends && have_cpu; i++) {
+			double c = cpu_seconds(cid[i]) - cpu0[i];
+			if (i < 2 && prev[0] > first[0])
+				res.cpu_per_unit[i] = c / (double)(prev[0] - first[0]);
+			busiest = c > busiest ? c : busiest;
+			sum += c;
+		}
+		double cpu = streams == 1 ? busiest : sum / 2;
+		res.cpu_rate = cpu > 0 ? total * (tprev - t0) / cpu : 0;
+	}
+	atomic_store(&r->stop, true);
+	for (int i = 0; i < r->n_ends; i++)
+		pthread_join(r->ends[i].thread, NULL);
+	res.ok = !failed && !atomic_load(&r->failed);
+	if (work == W_NONE)
+		res.ok = r->ends[0].ok && r->ends[1].ok;
+	res.info[0] = r->ends[0].info;
+	res.info[1] = r->ends[1].info;
+	for (int i = 0; i < r->n_ends; i++)
+		ctx_free(r->ends[i].ctx);
+	pthread_barrier_destroy(&r->barrier);
+	free(r);
+	return res;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                   */
+/* ------------------------------------------------------------------------ */
+
+#define MAX_ROUNDS 16
+struct row {
+	const char *test;
+	enum impl impl;
+	enum cipher cipher;
+	const char *dir;	/* "c2s" / "s2c" (bulk, streams) */
+	size_t msg_size;	/* small */
+	enum certkind cert;	/* handshake */
+	int streams;		/* streams */
+	int secs;		/* measuring seconds per round */
+	int n;
+	double v[MAX_ROUNDS];	/* per round: Gbit/s, msgs/s, handshakes/s */
+	double value;		/* median */
+	double cv[MAX_ROUNDS];	/* per round: the same per CPU-second (see cpu_rate) */
+	double cpu_value;	/* median */
+	double snd_ns[MAX_ROUNDS], rcv_ns[MAX_ROUNDS]; /* bulk: CPU ns per byte, per end */
+	bool failed;
+	/* memory */
+	double heap_client, heap_server, rss_client, rss_server;
+	char note[96];
+};
+
+#define MAX_ROWS 128
+static struct row g_rows[MAX_ROWS];
+static int g_nrows;
+
+static struct row *add_row(const char *test, enum impl impl, enum cipher ci)
+{
+	if (g_nrows == MAX_ROWS)
+		abort();
+	struct row *r = &g_rows[g_nrows++];
+	memset(r, 0, sizeof(*r));
+	r->test = test;
+	r->impl = impl;
+	r->cipher = ci;
+	r->dir = "";
+	return r;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void finish_row(struct row *r)
+{
+	double s[MAX_ROUNDS];
+	if (r->n == 0) {
+		r->failed = true;
+		return;
+	}
+	memcpy(s, r->v, sizeof(double) * (size_t)r->n);
+	qsort(s, (size_t)r->n, sizeof(double), cmp_double);
+	r->value = r->n % 2 ? s[r->n / 2] : (s[r->n / 2 - 1] + s[r->n / 2]) / 2;
+	memcpy(s, r->cv, sizeof(double) * (size_t)r->n);
+	qsort(s, (size_t)r->n, sizeof(double), cmp_double);
+	r->cpu_value = r->n % 2 ? s[r->n / 2] : (s[r->n / 2 - 1] + s[r->n / 2]) / 2;
+}
+
+static double minv(const struct row *r)
+{
+	double m = r->n ? r->v[0] : 0;
+	for (int i = 1; i < r->n; i++)
+		m = r->v[i] < m ? r->v[i] : m;
+	return m;
+}
+
+static double maxv(const struct row *r)
+{
+	double m = r->n ? r->v[0] : 0;
+	for (int i = 1; i < r->n; i++)
+		m = r->v[i] > m ? r->v[i] : m;
+	return m;
+}
+
+static struct row *find_row(const char *test, enum impl impl, enum cipher ci, const char *dir,
+			    size_t msg, enum certkind ck)
+{
+	for (int i = 0; i < g_nrows; i++) {
+		struct row *r = &g_rows[i];
+		if (strcmp(r->test, test) == 0 && r->impl == impl && r->cipher == ci &&
+		    strcmp(r->dir, dir) == 0 && r->msg_size == msg && r->cert == ck && !r->failed)
+			return r;
+	}
+	return NULL;
+}
+
+static void json_row(FILE *f, const struct row *r)
+{
+	fprintf(f, "{\"test\": \"%s\", \"impl\": \"%s\", \"cipher\": \"%s\"", r->test,
+		IMPL_NAMES[r->impl], CIPHER_NAMES[r->cipher]);
+	if (strcmp(r->test, "memory") == 0) {
+		fprintf(f,
+			", \"connections\": %d, \"client_heap_bytes_per_conn\": %.0f, "
+			"\"server_heap_bytes_per_conn\": %.0f, \"client_rss_bytes_per_conn\": %.0f, "
+			"\"server_rss_bytes_per_conn\": %.0f",
+			g_conns, r->heap_client, r->heap_server, r->rss_client, r->rss_server);
+	} else {
+		const char *unit = strcmp(r->test, "small") == 0	   ? "msgs_per_s"
+				   : strcmp(r->test, "handshake") == 0 ? "handshakes_per_s"
+								       : "gbps";
+		if (r->dir[0] != '\0')
+			fprintf(f, ", \"direction\": \"%s\"", r->dir);
+		if (strcmp(r->test, "bulk") == 0 || strcmp(r->test, "streams") == 0)
+			fprintf(f, ", \"record_size\": 16384, \"write_size\": %zu", g_write_size);
+		if (r->msg_size)
+			fprintf(f, ", \"msg_size\": %zu", r->msg_size);
+		if (strcmp(r->test, "handshake") == 0)
+			fprintf(f, ", \"cert\": \"%s\"", CERT_NAMES[r->cert]);
+		if (r->streams)
+			fprintf(f, ", \"streams\": %d", r->streams);
+		fprintf(f, ", \"%s\": %.6g, \"min\": %.6g, \"max\": %.6g, \"rounds\": [", unit,
+			r->value, minv(r), maxv(r));
+		for (int i = 0; i < r->n; i++)
+			fprintf(f, "%s%.6g", i ? ", " : "", r->v[i]);
+		fprintf(f, "], \"seconds_per_round\": %d", r->secs);
+		if (strcmp(r->test, "handshake") != 0)
+			fprintf(f, ", \"%s_per_cpu\": %.6g", unit, r->cpu_value);
+		if (strcmp(r->test, "bulk") == 0) {
+			fprintf(f, ", \"sender_cpu_ns_per_byte\": [");
+			for (int i = 0; i < r->n; i++)
+				fprintf(f, "%s%.3f", i ? ", " : "", r->snd_ns[i]);
+			fprintf(f, "], \"receiver_cpu_ns_per_byte\": [");
+			for (int i = 0; i < r->n; i++)
+				fprintf(f, "%s%.3f", i ? ", " : "", r->rcv_ns[i]);
+			fprintf(f, "]");
+		}
+	}
+	if (r->note[0])
+		fprintf(f, ", \"note\": \"%s\"", r->note);
+	if (r->failed)
+		fprintf(f, ", \"failed\": true");
+	fprintf(f, "}");
+}
+
+static void json_all(FILE *f, const char *only)
+{
+	int k = 0;
+	fprintf(f, "[\n");
+	for (int i = 0; i < g_nrows; i++) {
+		if (only != NULL && strcmp(g_rows[i].test, only) != 0)
+			continue;
+		fprintf(f, "%s  ", k++ ? ",\n" : "");
+		json_row(f, &g_rows[i]);
+	}
+	fprintf(f, "\n]\n");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The tests                                                                 */
+/* ------------------------------------------------------------------------ */
+
+static bool g_want[N_IMPLS];
+
+static bool impl_on(enum impl i)
+{
+	return g_want[i] && (i != IMPL_SOTLS_KERNEL || g_have_kernel);
+}
+
+static const enum impl TLS_IMPLS[] = {IMPL_SOTLS, IMPL_SOTLS_KERNEL, IMPL_MBEDTLS, IMPL_OPENSSL};
+#define N_TLS_IMPLS 4
+
+static void label_of(char *out, size_t n, const struct row *r)
+{
+	snprintf(out, n, "%s %s%s%s", IMPL_NAMES[r->impl],
+		 r->cipher == NO_CIPHER ? "" : CIPHER_NAMES[r->cipher], r->cipher == NO_CIPHER ? "" : " ",
+		 r->dir);
+}
+
+static void test_bulk(const char *test, int streams)
+{
+	int first = g_nrows;
+	static const char *const dirs[] = {"c2s", "s2c"};
+	int ndirs = streams == 1 ? 2 : 1;
+	for (int d = 0; d < ndirs; d++) {
+		for (int c = 0; c < 2; c++)
+			for (int i = 0; i < N_TLS_IMPLS; i++)
+				if (impl_on(TLS_IMPLS[i])) {
+					struct row *r = add_row(test, TLS_IMPLS[i], (enum cipher)c);
+					r->dir = dirs[d];
+					r->streams = streams > 1 ? streams : 0;
+					r->secs = g_seconds;
+				}
+		if (impl_on(IMPL_TCP)) {
+			struct row *r = add_row(test, IMPL_TCP, NO_CIPHER);
+			r->dir = dirs[d];
+			r->streams = streams > 1 ? streams : 0;
+			r->secs = g_seconds;
+		}
+	}
+	fprintf(stderr, "\n== %s: %d stream%s, 16 KiB records, %zu KiB writes, %d x %d s per row\n",
+		test, streams, streams > 1 ? "s at once (aggregate)" : "", g_write_size / 1024,
+		g_rounds, g_seconds);
+	for (int round = 0; round < g_rounds; round++)
+		for (int i = first; i < g_nrows; i++) {
+			struct row *r = &g_rows[i];
+			char label[64];
+			label_of(label, sizeof(label), r);
+			struct sample_result s =
+				run_pair(r->impl, r->cipher == NO_CIPHER ? ARIA128 : r->cipher,
+					 W_BULK, 0, strcmp(r->dir, "c2s") == 0, streams, g_seconds,
+					 label);
+			if (!s.ok) {
+				fprintf(stderr, "  [%s] failed\n", label);
+				continue;
+			}
+			bool c2s = strcmp(r->dir, "c2s") == 0;
+			r->snd_ns[r->n] = s.cpu_per_unit[c2s ? 0 : 1] * 1e9;
+			r->rcv_ns[r->n] = s.cpu_per_unit[c2s ? 1 : 0] * 1e9;
+			r->cv[r->n] = s.cpu_rate * 8e-9;
+			r->v[r->n++] = s.rate[streams] * 8e-9;
+		}
+	const struct row *tcp[2] = {NULL, NULL};
+	for (int i = first; i < g_nrows; i++) {
+		finish_row(&g_rows[i]);
+		if (g_rows[i].impl == IMPL_TCP)
+			tcp[strcmp(g_rows[i].dir, "s2c") == 0] = &g_rows[i];
+	}
+	fprintf(stderr, "\n%-12s %-12s %-3s %8s %7s %7s %9s %8s | %10s %9s %8s\n", "impl",
+		"cipher", "dir", "Gbit/s", "min", "max", "x openssl", "% of tcp", "Gb/s/cpu",
+		"x openssl", "% of tcp");
+	for (int i = first; i < g_nrows; i++) {
+		struct row *r = &g_rows[i];
+		const struct row *o = find_row(test, IMPL_OPENSSL, r->cipher, r->dir, 0, 0);
+		const struct row *t = tcp[strcmp(r->dir, "s2c") == 0];
+		char xo[16] = "-", pt[16] = "-", cxo[16] = "-", cpt[16] = "-";
+		if (o && o->value > 0 && r->cipher != NO_CIPHER) {
+			snprintf(xo, sizeof(xo), "%.2fx", r->value / o->value);
+			snprintf(cxo, sizeof(cxo), "%.2fx", r->cpu_value / o->cpu_value);
+		}
+		if (t && t->value > 0) {
+			snprintf(pt, sizeof(pt), "%.0f%%", 100 * r->value / t->value);
+			snprintf(cpt, sizeof(cpt), "%.0f%%", 100 * r->cpu_value / t->cpu_value);
+		}
+		fprintf(stderr, "%-12s %-12s %-3s %8.3f %7.3f %7.3f %9s %8s | %10.3f %9s %8s%s\n",
+			IMPL_NAMES[r->impl], r->cipher == NO_CIPHER ? "-" : CIPHER_NAMES[r->cipher],
+			r->dir, r->value, minv(r), maxv(r), xo, pt, r->cpu_value, cxo, cpt,
+			r->failed ? "  FAILED" : "");
+	}
+}
+
+/* One stream and two streams at once, interleaved in the same rounds. */
+static void test_streams(void)
+{
+	int first = g_nrows;
+	for (int i = 0; i < N_IMPLS; i++)
+		for (int n = 1; n <= 2; n++)
+			if (impl_on((enum impl)i)) {
+				struct row *r = add_row("streams", (enum impl)i,
+							i == IMPL_TCP ? NO_CIPHER : ARIA128);
+				r->dir = "c2s";
+				r->streams = n;
+				r->secs = g_seconds;
+			}
+	fprintf(stderr,
+		"\n== streams: one stream vs two at once (aggregate), ARIA-128-GCM client->server, "
+		"%d x %d s per row\n",
+		g_rounds, g_seconds);
+	for (int round = 0; round < g_rounds; round++)
+		for (int i = first; i < g_nrows; i++) {
+			struct row *r = &g_rows[i];
+			char label[64];
+			snprintf(label, sizeof(label), "%s x%d stream%s", IMPL_NAMES[r->impl], r->streams,
+				 r->streams > 1 ? "s" : "");
+			struct sample_result s = run_pair(r->impl, ARIA128, W_BULK, 0, true, r->streams,
+							  g_seconds, label);
+			if (!s.ok) {
+				fprintf(stderr, "  [%s] failed\n", label);
+				continue;
+			}
+			r->cv[r->n] = s.cpu_rate * 8e-9;
+			r->v[r->n++] = s.rate[r->streams] * 8e-9;
+		}
+	for (int i = first; i < g_nrows; i++)
+		finish_row(&g_rows[i]);
+	fprintf(stderr, "\n%-12s %12s %12s %7s | %12s %12s %7s\n", "impl", "1 stream", "2 streams",
+		"ratio", "1 per cpu", "2 per cpu", "ratio");
+	for (int i = first; i + 1 < g_nrows; i += 2) {
+		const struct row *a = &g_rows[i], *b = &g_rows[i + 1];
+		fprintf(stderr, "%-12s %12.3f %12.3f %6.2fx | %12.3f %12.3f %6.2fx%s\n",
+			IMPL_NAMES[a->impl], a->value, b->value, a->value > 0 ? b->value / a->value : 0,
+			a->cpu_value, b->cpu_value, a->cpu_value > 0 ? b->cpu_value / a->cpu_value : 0,
+			a->failed || b->failed ? "  FAILED" : "");
+	}
+}
+
+static void test_small(void)
+{
+	static const size_t sizes[] = {64, 1500};
+	int first = g_nrows;
+	for (int z = 0; z < 2; z++)
+		for (int i = 0; i < N_IMPLS; i++)
+			if (impl_on((enum impl)i)) {
+				struct row *r = add_row("small", (enum impl)i,
+							i == IMPL_TCP ? NO_CIPHER : ARIA128);
+				r->msg_size = sizes[z];
+			}
+	int secs = g_seconds > 1 ? g_seconds / 2 : 1;
+	for (int i = first; i < g_nrows; i++)
+		g_rows[i].secs = secs;
+	fprintf(stderr,
+		"\n== small: request/response echo over one connection, ARIA-128-GCM, %d x %d s per "
+		"row\n",
+		g_rounds, secs);
+	for (int round = 0; round < g_rounds; round++)
+		for (int i = first; i < g_nrows; i++) {
+			struct row *r = &g_rows[i];
+			char label[64];
+			snprintf(label, sizeof(label), "%s %zu B echo", IMPL_NAMES[r->impl], r->msg_size);
+			struct sample_result s =
+				run_pair(r->impl, ARIA128, W_ECHO, r->msg_size, true, 1, secs, label);
+			if (s.ok) {
+				r->cv[r->n] = s.cpu_rate;
+				r->v[r->n++] = s.rate[1];
+			}
+			else
+				fprintf(stderr, "  [%s] failed\n", label);
+		}
+	fprintf(stderr, "\n%-12s %5s %9s %9s %9s %9s %8s | %10s %9s %8s\n", "impl", "bytes",
+		"msgs/s", "min", "max", "x openssl", "% of tcp", "msgs/cpu-s", "x openssl",
+		"% of tcp");
+	for (int i = first; i < g_nrows; i++)
+		finish_row(&g_rows[i]);
+	for (int i = first; i < g_nrows; i++) {
+		struct row *r = &g_rows[i];
+		const struct row *o = find_row("small", IMPL_OPENSSL, ARIA128, "", r->msg_size, 0);
+		const struct row *t = find_row("small", IMPL_TCP, NO_CIPHER, "", r->msg_size, 0);
+		char xo[16] = "-", pt[16] = "-", cxo[16] = "-", cpt[16] = "-";
+		if (o && o->value > 0 && r->impl != IMPL_TCP) {
+			snprintf(xo, sizeof(xo), "%.2fx", r->value / o->value);
+			snprintf(cxo, sizeof(cxo), "%.2fx", r->cpu_value / o->cpu_value);
+		}
+		if (t && t->value > 0) {
+			snprintf(pt, sizeof(pt), "%.0f%%", 100 * r->value / t->value);
+			snprintf(cpt, sizeof(cpt), "%.0f%%", 100 * r->cpu_value / t->cpu_value);
+		}
+		fprintf(stderr, "%-12s %5zu %9.0f %9.0f %9.0f %9s %8s | %10.0f %9s %8s%s\n",
+			IMPL_NAMES[r->impl], r->msg_size, r->value, minv(r), maxv(r), xo, pt,
+			r->cpu_value, cxo, cpt, r->failed ? "  FAILED" : "");
+	}
+}
+
+/* Handshake loop: the server thread accepts and handshakes until told to stop. */
+struct hs_run {
+	struct ctx *sctx, *cctx;
+	int ls, port;
+	atomic_bool stop;
+	_Atomic uint64_t done;
+	atomic_bool failed;
+};
+
+static void *hs_server(void *arg)
+{
+	struct hs_run *h = arg;
+	pin(1);
+	t_quiet = true;
+	for (;;) {
+		int fd = accept_one(h->ls);
+		if (fd < 0)
+			break;
+		struct peer *p = peer_open(h->sctx, fd);
+		peer_free(p);
+		close(fd);
+		if (atomic_load(&h->stop))
+			break;
+	}
+	return NULL;
+}
+
+static void *hs_client(void *arg)
+{
+	struct hs_run *h = arg;
+	pin(0);
+	while (!atomic_load(&h->stop)) {
+		int fd = dial(h->port);
+		if (fd < 0) {
+			atomic_store(&h->failed, true);
+			break;
+		}
+		struct peer *p = peer_open(h->cctx, fd);
+		if (p == NULL) {
+			atomic_store(&h->failed, true);
+			close(fd);
+			break;
+		}
+		peer_free(p);
+		/* Done when the server is: it closes once its side has finished
+		 * (kTLS set-up included), so wait for that EOF. */
+		char b;
+		while (recv(fd, &b, 1, 0) > 0)
+			;
+		close(fd);
+		atomic_fetch_add(&h->done, 1);
+	}
+	/* Wake the server if it waits in accept: one empty connection. */
+	int fd = dial(h->port);
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+static double run_handshakes(enum impl impl, enum certkind ck, int seconds, const char *label)
+{
+	struct hs_run h = {.ls = -1};
+	h.sctx = ctx_new(impl, true, ck, ARIA128);
+	h.cctx = ctx_new(impl, false, ck, ARIA128);
+	if (h.sctx == NULL || h.cctx == NULL)
+		exit(1);
+	h.ls = listener(&h.port);
+	pthread_t ts, tc;
+	pthread_create(&ts, NULL, hs_server, &h);
+	double t0 = now(), tprev = t0;
+	uint64_t prev = 0;
+	pthread_create(&tc, NULL, hs_client, &h);
+	for (int sec = 1; sec <= seconds && !atomic_load(&h.failed); sec++) {
+		sleep_until(t0 + sec);
+		double t = now();
+		uint64_t c = atomic_load(&h.done);
+		fprintf(stderr, "  [%-34s] %5.2f-%5.2f s  %8.0f handshakes/s\n", label, tprev - t0,
+			t - t0, (double)(c - prev) / (t - tprev));
+		prev = c;
+		tprev = t;
+	}
+	atomic_store(&h.stop, true);
+	pthread_join(tc, NULL);
+	pthread_join(ts, NULL);
+	close(h.ls);
+	ctx_free(h.sctx);
+	ctx_free(h.cctx);
+	if (atomic_load(&h.failed))
+		return -1;
+	return (double)prev / (tprev - t0);
+}
+
+static void test_handshake(void)
+{
+	int first = g_nrows;
+	for (int c = 0; c < 2; c++)
+		for (int i = 0; i < N_TLS_IMPLS; i++)
+			if (impl_on(TLS_IMPLS[i])) {
+				struct row *r = add_row("handshake", TLS_IMPLS[i], ARIA128);
+				r->cert = (enum certkind)c;
+				if (TLS_IMPLS[i] == IMPL_SOTLS || TLS_IMPLS[i] == IMPL_SOTLS_KERNEL)
+					snprintf(r->note, sizeof(r->note),
+						 "ECDHE group: sotls default (mbedTLS order)");
+				else
+					snprintf(r->note, sizeof(r->note), "ECDHE group: P-256");
+			}
+	int secs = g_seconds > 1 ? g_seconds / 2 : 1;
+	for (int i = first; i < g_nrows; i++)
+		g_rows[i].secs = secs;
+	fprintf(stderr,
+		"\n== handshake: full TLS 1.2 handshakes per second (new TCP connection each, no "
+		"resumption), %d x %d s per row\n",
+		g_rounds, secs);
+	for (int round = 0; round < g_rounds; round++)
+		for (int i = first; i < g_nrows; i++) {
+			struct row *r = &g_rows[i];
+			char label[64];
+			snprintf(label, sizeof(label), "%s %s", IMPL_NAMES[r->impl], CERT_NAMES[r->cert]);
+			double v = run_handshakes(r->impl, r->cert, secs, label);
+			if (v >= 0)
+				r->v[r->n++] = v;
+			else
+				fprintf(stderr, "  [%s] failed\n", label);
+		}
+	fprintf(stderr, "\n%-14s %-18s %12s %10s %10s %9s\n", "impl", "kx/auth", "hs/s", "min",
+		"max", "x openssl");
+	for (int i = first; i < g_nrows; i++)
+		finish_row(&g_rows[i]);
+	for (int i = first; i < g_nrows; i++) {
+		struct row *r = &g_rows[i];
+		const struct row *o = find_row("handshake", IMPL_OPENSSL, ARIA128, "", 0, r->cert);
+		char xo[16] = "-";
+		if (o && o->value > 0)
+			snprintf(xo, sizeof(xo), "%.2fx", r->value / o->value);
+		fprintf(stderr, "%-14s %-18s %12.0f %10.0f %10.0f %9s  %s%s\n", IMPL_NAMES[r->impl],
+			CERT_NAMES[r->cert], r->value, minv(r), maxv(r), xo, r->note,
+			r->failed ? "  FAILED" : "");
+	}
+}
+
+static double heap_now(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+	return (double)(mi.uordblks + mi.hblkhd);
+}
+
+static double rss_now(void)
+{
+	long pages = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f != NULL) {
+		if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+			rss = 0;
+		fclose(f);
+	}
+	return (double)rss * (double)sysconf(_SC_PAGESIZE);
+}
+
+/* A child process: one side of the memory test. Writes 2 doubles to wfd,
+ * then keeps its connections until hold reaches EOF (both sides are done). */
+static void memory_side(enum impl impl, bool server, int ls, int port, int wfd, int hold)
+{
+	struct ctx *c = ctx_new(impl, server, CERT_ECDSA, ARIA128);
+	struct peer **peers = calloc((size_t)g_conns, sizeof(*peers));
+	int *fds = calloc((size_t)g_conns, sizeof(*fds));
+	double out[2] = {-1, -1};
+	if (c == NULL || peers == NULL || fds == NULL)
+		goto done;
+	for (int i = -1; i < g_conns; i++) {
+		if (i == 0) {
+			out[0] = heap_now();
+			out[1] = rss_now();
+		}
+		int fd = server ? accept_one(ls) : dial(port);
+		struct peer *p = fd >= 0 ? peer_open(c, fd) : NULL;
+		if (p == NULL) {
+			fprintf(stderr, "bench: memory %s %s: connection %d of %d failed%s%s\n",
+				IMPL_NAMES[impl], server ? "server" : "client", i + 2, g_conns + 1,
+				fd < 0 ? ": " : "", fd < 0 ? strerror(errno) : "");
+			out[0] = out[1] = -1;
+			if (fd >= 0)
+				close(fd); /* so the other side does not wait for us */
+			goto done;
+		}
+		if (i < 0) {
+			/* Warm-up: first-use allocations are not per connection. It
+			 * stays open (and out of the count): closing it at once could
+			 * end the peer's handshake before it is complete. */
+			continue;
+		}
+		peers[i] = p;
+		fds[i] = fd;
+	}
+	out[0] = (heap_now() - out[0]) / g_conns;
+	out[1] = (rss_now() - out[1]) / g_conns;
+done:
+	if (write(wfd, out, sizeof(out)) != sizeof(out))
+		_exit(1);
+	char b;
+	while (read(hold, &b, 1) > 0)
+		;
+	_exit(0);
+}
+
+static void test_memory(void)
+{
+	fprintf(stderr,
+		"\n== memory: heap (mallinfo2 uordblks+hblkhd) and RSS per idle established "
+		"connection, %d connections, ECDHE-ECDSA ARIA-128-GCM\n",
+		g_conns);
+	fprintf(stderr, "%-14s %14s %14s %14s %14s\n", "impl", "client heap B", "server heap B",
+		"client RSS B", "server RSS B");
+	for (int i = 0; i < N_TLS_IMPLS; i++) {
+		if (!impl_on(TLS_IMPLS[i]))
+			continue;
+		enum impl impl = TLS_IMPLS[i];
+		int port, ls = listener(&port);
+		int pc[2], ps[2], hold[2];
+		if (pipe(pc) != 0 || pipe(ps) != 0 || pipe(hold) != 0)
+			abort();
+		fflush(NULL);
+		pid_t server = fork();
+		if (server == 0) {
+			close(pc[0]);
+			close(ps[0]);
+			close(hold[1]);
+			memory_side(impl, true, ls, port, ps[1], hold[0]);
+		}
+		pid_t client = fork();
+		if (client == 0) {
+			close(pc[0]);
+			close(ps[0]);
+			close(ls);
+			close(hold[1]);
+			memory_side(impl, false, -1, port, pc[1], hold[0]);
+		}
+		close(pc[1]);
+		close(ps[1]);
+		close(ls);
+		double cv[2] = {-1, -1}, sv[2] = {-1, -1};
+		if (read(pc[0], cv, sizeof(cv)) != sizeof(cv))
+			cv[0] = -1;
+		/* If the client failed, the server may wait in accept: end it. */
+		if (cv[0] < 0)
+			kill(server, SIGTERM);
+		if (read(ps[0], sv, sizeof(sv)) != sizeof(sv))
+			sv[0] = -1;
+		close(hold[0]);
+		close(hold[1]); /* both sides may now close their connections and exit */
+		waitpid(client, NULL, 0);
+		waitpid(server, NULL, 0);
+		close(pc[0]);
+		close(ps[0]);
+		struct row *r = add_row("memory", impl, ARIA128);
+		r->heap_client = cv[0];
+		r->rss_client = cv[1];
+		r->heap_server = sv[0];
+		r->rss_server = sv[1];
+		r->failed = cv[0] < 0 || sv[0] < 0;
+		r->n = 1;
+		r->v[0] = r->value = cv[0];
+		fprintf(stderr, "%-14s %14.0f %14.0f %14.0f %14.0f%s\n", IMPL_NAMES[impl], cv[0],
+			sv[0], cv[1], sv[1], r->failed ? "  FAILED" : "");
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* gnuplot tables                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* dir/name for writing if test has rows; otherwise removes a stale one. */
+static FILE *open_dat(const char *dir, const char *name, const char *test)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	bool any = test == NULL;
+	for (int i = 0; i < g_nrows && !any; i++)
+		any = strcmp(g_rows[i].test, test) == 0 && !g_rows[i].failed;
+	if (!any) {
+		unlink(path);
+		return NULL;
+	}
+	FILE *f = fopen(path, "w");
+	if (f == NULL)
+		fprintf(stderr, "bench: %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+static double val(const struct row *r)
+{
+	return r != NULL ? r->value : 0.0;
+}
+
+static void write_dats(const char *dir)
+{
+	FILE *f;
+	if ((f = open_dat(dir, "bulk.dat", "bulk")) != NULL) {
+		fprintf(f, "# impl  ARIA-128-GCM_c2s ARIA-128-GCM_s2c ARIA-256-GCM_c2s "
+			   "ARIA-256-GCM_s2c  (Gbit/s)\n");
+		for (int i = 0; i < N_IMPLS; i++) {
+			enum cipher a = i == IMPL_TCP ? NO_CIPHER : ARIA128;
+			enum cipher b = ARIA256;
+			const struct row *r1 = find_row("bulk", (enum impl)i, a, "c2s", 0, 0);
+			if (r1 == NULL)
+				continue;
+			fprintf(f, "%s %.3f %.3f", IMPL_NAMES[i], val(r1),
+				val(find_row("bulk", (enum impl)i, a, "s2c", 0, 0)));
+			/* Plain TCP has no cipher: one pair of bars only. */
+			if (i == IMPL_TCP)
+				fprintf(f, " - -\n");
+			else
+				fprintf(f, " %.3f %.3f\n",
+					val(find_row("bulk", (enum impl)i, b, "c2s", 0, 0)),
+					val(find_row("bulk", (enum impl)i, b, "s2c", 0, 0)));
+		}
+		fclose(f);
+	}
+	if ((f = open_dat(dir, "small.dat", "small")) != NULL) {
+		fprintf(f, "# impl  64B_msgs_per_s 1500B_msgs_per_s\n");
+		for (int i = 0; i < N_IMPLS; i++) {
+			enum cipher a = i == IMPL_TCP ? NO_CIPHER : ARIA128;
+			const struct row *r1 = find_row("small", (enum impl)i, a, "", 64, 0);
+			if (r1 != NULL)
+				fprintf(f, "%s %.0f %.0f\n", IMPL_NAMES[i], val(r1),
+					val(find_row("small", (enum impl)i, a, "", 1500, 0)));
+		}
+		fclose(f);
+	}
+	if ((f = open_dat(dir, "handshake.dat", "handshake")) != NULL) {
+		fprintf(f, "# impl  ECDHE-ECDSA-P256 ECDHE-RSA-2048  (handshakes/s)\n");
+		for (int i = 0; i < N_IMPLS; i++) {
+			const struct row *r1 =
+				find_row("handshake", (enum impl)i, ARIA128, "", 0, CERT_ECDSA);
+			if (r1 != NULL)
+				fprintf(f, "%s %.0f %.0f\n", IMPL_NAMES[i], val(r1),
+					val(find_row("handshake", (enum impl)i, ARIA128, "", 0,
+						     CERT_RSA)));
+		}
+		fclose(f);
+	}
+	if ((f = open_dat(dir, "memory.dat", "memory")) != NULL) {
+		fprintf(f, "# impl  client_heap_KiB server_heap_KiB client_rss_KiB server_rss_KiB "
+			   "(per connection)\n");
+		for (int i = 0; i < g_nrows; i++) {
+			const struct row *r = &g_rows[i];
+			if (strcmp(r->test, "memory") == 0 && !r->failed)
+				fprintf(f, "%s %.2f %.2f %.2f %.2f\n", IMPL_NAMES[r->impl],
+					r->heap_client / 1024, r->heap_server / 1024,
+					r->rss_client / 1024, r->rss_server / 1024);
+		}
+		fclose(f);
+	}
+	if ((f = open_dat(dir, "streams.dat", "streams")) != NULL) {
+		fprintf(f, "# impl  one_stream_Gbit/s two_streams_aggregate_Gbit/s (ARIA-128-GCM c2s)\n");
+		for (int i = 0; i + 1 < g_nrows; i++) {
+			const struct row *a = &g_rows[i], *b = &g_rows[i + 1];
+			if (strcmp(a->test, "streams") == 0 && a->streams == 1 && b->streams == 2)
+				fprintf(f, "%s %.3f %.3f\n", IMPL_NAMES[a->impl], a->value, b->value);
+		}
+		fclose(f);
+	}
+	if ((f = open_dat(dir, "results.json", NULL)) != NULL) {
+		json_all(f, NULL);
+		fclose(f);
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sotls-bench-tls [options]\n"
+		"  --tests LIST     bulk,small,handshake,memory,streams or all (default bulk)\n"
+		"  --impl LIST      sotls-user,sotls-kernel,mbedtls,openssl,tcp (default all;\n"
+		"                   sotls-kernel only runs where the kernel takes both directions)\n"
+		"  --json           print the rows of the tests run as a JSON array on stdout\n"
+		"  --out-dir DIR    write DIR/results.json and DIR/*.dat for the plots\n"
+		"  --seconds N      measuring time per bulk row and round (default 2; small and\n"
+		"                   handshake rows take half)\n"
+		"  --rounds N       rounds; each row reports the median (default 3)\n"
+		"  --write-size N   bytes per application write in bulk (default 262144)\n"
+		"  --conns N        connections in the memory test (default 200)\n"
+		"  --pin            pin sender to CPU 0 and receiver to CPU 1\n"
+		"  --help           this text\n"
+		"Tables and per-second lines go to stderr.\n");
+}
+
+static bool has_item(const char *list, const char *item)
+{
+	size_t n = strlen(item);
+	for (const char *p = list; (p = strstr(p, item)) != NULL; p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"tests", required_argument, NULL, 't'},   {"impl", required_argument, NULL, 'i'},
+		{"json", no_argument, NULL, 'j'},	   {"out-dir", required_argument, NULL, 'o'},
+		{"seconds", required_argument, NULL, 's'}, {"rounds", required_argument, NULL, 'r'},
+		{"write-size", required_argument, NULL, 'w'},
+		{"conns", required_argument, NULL, 'n'},   {"pin", no_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
+	};
+	const char *tests = "bulk", *impls = NULL, *out_dir = NULL;
+	bool json = false;
+	int opt;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': tests = optarg; break;
+		case 'i': impls = optarg; break;
+		case 'j': json = true; break;
+		case 'o': out_dir = optarg; break;
+		case 's': g_seconds = atoi(optarg); break;
+		case 'r': g_rounds = atoi(optarg); break;
+		case 'w': g_write_size = (size_t)atol(optarg); break;
+		case 'n': g_conns = atoi(optarg); break;
+		case 'p': g_pin = true; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc || g_seconds < 1 || g_rounds < 1 || g_rounds > MAX_ROUNDS ||
+	    g_write_size < 1 || g_conns < 1) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(tests, "all") == 0)
+		tests = "bulk,small,handshake,memory,streams";
+	for (int i = 0; i < N_IMPLS; i++)
+		g_want[i] = impls == NULL || has_item(impls, IMPL_NAMES[i]);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (ephemeral_cert("localhost", g_cert[CERT_ECDSA], sizeof(g_cert[0]), g_key[CERT_ECDSA],
+			   sizeof(g_key[0])) != 0 ||
+	    make_rsa_cert(g_cert[CERT_RSA], sizeof(g_cert[0]), g_key[CERT_RSA], sizeof(g_key[0])) !=
+		    0) {
+		fprintf(stderr, "bench: cannot make certificates\n");
+		return 1;
+	}
+
+	/* What this machine gives sotls: the AEAD, and whether the kernel path works. */
+	struct sample_result probe = run_pair(IMPL_SOTLS, ARIA128, W_NONE, 0, true, 1, 0, "probe");
+	if (!probe.ok) {
+		fprintf(stderr, "bench: a sotls connection over loopback failed\n");
+		return 1;
+	}
+	if (g_want[IMPL_SOTLS_KERNEL]) {
+		g_probing = true;
+		struct sample_result k =
+			run_pair(IMPL_SOTLS_KERNEL, ARIA128, W_NONE, 0, true, 1, 0, "probe");
+		g_probing = false;
+		g_have_kernel = k.ok && k.info[0].tx_path == SOTLS_PATH_KERNEL &&
+				k.info[0].rx_path == SOTLS_PATH_KERNEL;
+	}
+	fprintf(stderr,
+		"sotls-bench-tls: sotls %s, AEAD %s; OpenSSL %s; mbedTLS 2.28 record layer; "
+		"sotls-kernel %s\n",
+		sotls_version(), probe.info[0].aead_impl, OpenSSL_version(OPENSSL_VERSION),
+		g_have_kernel ? "available"
+			      : "not available here (kTLS needs the VM harness / a kernel path)");
+
+	if (has_item(tests, "bulk"))
+		test_bulk("bulk", 1);
+	if (has_item(tests, "small"))
+		test_small();
+	if (has_item(tests, "handshake"))
+		test_handshake();
+	if (has_item(tests, "memory"))
+		test_memory();
+	if (has_item(tests, "streams"))
+		test_streams();
+
+	if (json) {
+		json_all(stdout, strcmp(tests, "bulk") == 0 ? "bulk" : NULL);
+		fflush(stdout);
+	}
+	if (out_dir != NULL) {
+		if (mkdir(out_dir, 0777) != 0 && errno != EEXIST)
+			fprintf(stderr, "bench: %s: %s\n", out_dir, strerror(errno));
+		write_dats(out_dir);
+	}
+	return 0;
+}
