@@ -3,7 +3,7 @@
 BUILD ?= build
 MESON_OPTS ?=
 
-.PHONY: all setup build demo check bench clean
+.PHONY: all setup build demo check bench clean fuzz load
 
 all: build
 
@@ -19,6 +19,19 @@ demo: build
 
 check: build
 	@meson test -C $(BUILD) --print-errorlogs --num-processes 2
+	@scripts/check-sanitizers.sh $(BUILD) $(BUILD)-asan
+	@scripts/fuzz.sh --smoke $(BUILD)-fuzz
+
+# libFuzzer targets, FUZZ_SECONDS each (clang build in $(BUILD)-fuzz).
+FUZZ_SECONDS ?= 300
+fuzz: setup
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(BUILD)-fuzz
+
+# The full load run: LOAD_CONNS connections for LOAD_SECONDS.
+LOAD_CONNS ?= 1000
+LOAD_SECONDS ?= 60
+load: build
+	@scripts/load.sh $(BUILD) $(LOAD_CONNS) $(LOAD_SECONDS)
 
 bench: build
 	@scripts/bench.sh $(BUILD)

@@ -1,0 +1,399 @@
+/*
+ * sotls-loadgen: holds N concurrent TLS connections to an echo server for T
+ * seconds, each one sending messages of random sizes and checking every echo
+ * byte. Single-threaded, epoll, sotls's non-blocking API.
+ *
+ * Reports connections established and held at once, messages and bytes per
+ * second, failures, its own peak RSS and (with --server-pid) the server's
+ * RSS while every connection is held. Exit status 0 only if every connection
+ * completed its handshake, every echo was intact, and every connection
+ * closed cleanly with close_notify both ways.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sotls.h"
+
+enum state { ST_CONNECT, ST_HANDSHAKE, ST_SEND, ST_RECV, ST_SHUTDOWN, ST_WAIT_CLOSE, ST_DONE };
+
+struct lconn {
+	int fd;
+	enum state st;
+	struct sotls_conn *tls;
+	uint32_t events;
+	uint64_t rng;
+	uint64_t stream_off; /* offset of the current message in this connection's stream */
+	size_t msg_len, sent, got;
+	bool failed;
+};
+
+static int g_ep;
+static size_t g_max_msg = 16384;
+static bool g_stopping;
+static unsigned long long g_msgs, g_bytes, g_failed, g_open, g_peak_open, g_clean;
+static uint8_t g_out[65536], g_in[65536];
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static long status_kb(const char *path, const char *key)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	long v = -1;
+	size_t kl = strlen(key);
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, key, kl) == 0 && line[kl] == ':')
+			v = strtol(line + kl + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static uint8_t stream_byte(const struct lconn *c, uint64_t i)
+{
+	uint64_t x = (i + (uint64_t)c->fd * 0x100000001ull) * 0x9E3779B97F4A7C15ull;
+	return (uint8_t)(x >> 56);
+}
+
+static uint64_t next_rng(struct lconn *c)
+{
+	c->rng ^= c->rng << 13;
+	c->rng ^= c->rng >> 7;
+	c->rng ^= c->rng << 17;
+	return c->rng;
+}
+
+static void set_events(struct lconn *c, uint32_t ev)
+{
+	if (ev != c->events) {
+		struct epoll_event e = {.events = ev, .data.ptr = c};
+		epoll_ctl(g_ep, EPOLL_CTL_MOD, c->fd, &e);
+		c->events = ev;
+	}
+}
+
+static void finish(struct lconn *c, bool failed, int rc)
+{
+	if (failed) {
+		g_failed++;
+		fprintf(stderr, "connection %d: %s %s\n", c->fd, sotls_strerror(rc),
+			sotls_conn_error_detail(c->tls));
+	} else {
+		g_clean++;
+	}
+	if (c->st > ST_CONNECT)
+		g_open--;
+	epoll_ctl(g_ep, EPOLL_CTL_DEL, c->fd, NULL);
+	sotls_conn_free(c->tls);
+	c->tls = NULL;
+	close(c->fd);
+	c->st = ST_DONE;
+}
+
+static void new_message(struct lconn *c)
+{
+	c->msg_len = 1 + (size_t)(next_rng(c) % g_max_msg);
+	c->sent = c->got = 0;
+	c->st = ST_SEND;
+}
+
+static void drive(struct lconn *c)
+{
+	for (;;) {
+		int rc = 0;
+		switch (c->st) {
+		case ST_CONNECT: {
+			int err = 0;
+			socklen_t l = sizeof(err);
+			getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &l);
+			if (err != 0) {
+				errno = err;
+				finish(c, true, SOTLS_ERR_SYSCALL);
+				return;
+			}
+			c->st = ST_HANDSHAKE;
+			if (++g_open > g_peak_open)
+				g_peak_open = g_open;
+			continue;
+		}
+		case ST_HANDSHAKE:
+			rc = sotls_handshake(c->tls);
+			if (rc == 0) {
+				new_message(c);
+				continue;
+			}
+			break;
+		case ST_SEND: {
+			for (size_t i = c->sent; i < c->msg_len; i++)
+				g_out[i] = stream_byte(c, c->stream_off + i);
+			ssize_t n = sotls_send(c->tls, g_out + c->sent, c->msg_len - c->sent);
+			if (n > 0) {
+				c->sent += (size_t)n;
+				if (c->sent == c->msg_len)
+					c->st = ST_RECV;
+				continue;
+			}
+			rc = (int)n;
+			break;
+		}
+		case ST_RECV: {
+			ssize_t n = sotls_recv(c->tls, g_in, sizeof(g_in));
+			if (n > 0) {
+				if (c->got + (size_t)n > c->msg_len) {
+					finish(c, true, SOTLS_ERR_INTERNAL);
+					return;
+				}
+				for (ssize_t i = 0; i < n; i++)
+					if (g_in[i] != stream_byte(c, c->stream_off + c->got + (size_t)i)) {
+						fprintf(stderr, "connection %d: corrupt echo\n", c->fd);
+						finish(c, true, SOTLS_ERR_INTERNAL);
+						return;
+					}
+				c->got += (size_t)n;
+				if (c->got == c->msg_len) {
+					g_msgs++;
+					g_bytes += c->msg_len;
+					c->stream_off += c->msg_len;
+					if (g_stopping)
+						c->st = ST_SHUTDOWN;
+					else
+						new_message(c);
+				}
+				continue;
+			}
+			rc = n == 0 ? SOTLS_ERR_CLOSED : (int)n;
+			break;
+		}
+		case ST_SHUTDOWN:
+			rc = sotls_shutdown(c->tls);
+			if (rc == 0) {
+				c->st = ST_WAIT_CLOSE;
+				continue;
+			}
+			break;
+		case ST_WAIT_CLOSE: {
+			ssize_t n = sotls_recv(c->tls, g_in, sizeof(g_in));
+			if (n == 0) {
+				finish(c, false, 0);
+				return;
+			}
+			rc = n > 0 ? SOTLS_ERR_INTERNAL : (int)n;
+			break;
+		}
+		case ST_DONE:
+			return;
+		}
+		if (rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE) {
+			set_events(c, rc == SOTLS_WANT_WRITE ? EPOLLOUT : EPOLLIN);
+			return;
+		}
+		finish(c, true, rc);
+		return;
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sotls-loadgen [--host A] [--port N] [--conns N] [--seconds T]\n"
+		   "                     [--max-msg BYTES] [--server-pid PID] [--cipher LIST]\n"
+		   "                     [--stalled M]\n"
+		   "  N connections (default 100) for T seconds (default 10), messages of\n"
+		   "  1..BYTES random bytes (default 16384), each echo verified. --stalled: M\n"
+		   "  more connections send 3 bytes of a record header and then nothing for\n"
+		   "  the whole run (they must not slow anyone else down).\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *host = "127.0.0.1", *cipher = NULL;
+	int port = 4433, server_pid = 0;
+	long nstalled = 0;
+	long nconns = 100;
+	double seconds = 10;
+	static const struct option opts[] = {
+		{"host", required_argument, NULL, 'H'},	   {"port", required_argument, NULL, 'p'},
+		{"conns", required_argument, NULL, 'n'},   {"seconds", required_argument, NULL, 't'},
+		{"max-msg", required_argument, NULL, 'm'}, {"server-pid", required_argument, NULL, 's'},
+		{"cipher", required_argument, NULL, 'c'},  {"stalled", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	int opt;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'H': host = optarg; break;
+		case 'p': port = atoi(optarg); break;
+		case 'n': nconns = atol(optarg); break;
+		case 't': seconds = atof(optarg); break;
+		case 'm': g_max_msg = (size_t)atol(optarg); break;
+		case 's': server_pid = atoi(optarg); break;
+		case 'c': cipher = optarg; break;
+		case 'S': nstalled = atol(optarg); break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (nconns < 1 || nstalled < 0 || seconds <= 0 || g_max_msg < 1 || g_max_msg > sizeof(g_out)) {
+		usage(stderr);
+		return 2;
+	}
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	signal(SIGPIPE, SIG_IGN);
+
+	/* A load test: the server's certificate is not what is being tested. */
+	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_CLIENT);
+	int rc = cfg == NULL ? SOTLS_ERR_OUT_OF_MEMORY : sotls_config_set_verify(cfg, SOTLS_VERIFY_NONE);
+	if (rc == 0 && cipher != NULL)
+		rc = sotls_config_set_suites(cfg, cipher);
+	if (rc != 0) {
+		fprintf(stderr, "configuration: %s\n", sotls_strerror(rc));
+		return 1;
+	}
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+		fprintf(stderr, "--host: an IPv4 address\n");
+		return 2;
+	}
+
+	/* The stalled peers first: the real clients must get through anyway. */
+	int *stalled = calloc((size_t)nstalled + 1, sizeof(int));
+	if (stalled == NULL)
+		return 1;
+	for (long i = 0; i < nstalled; i++) {
+		stalled[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (stalled[i] < 0 || connect(stalled[i], (struct sockaddr *)&a, sizeof(a)) != 0 ||
+		    send(stalled[i], "\x16\x03\x01", 3, MSG_NOSIGNAL) != 3) {
+			perror("stalled peer");
+			return 1;
+		}
+	}
+
+	g_ep = epoll_create1(EPOLL_CLOEXEC);
+	struct lconn *conns = calloc((size_t)nconns, sizeof(*conns));
+	if (conns == NULL)
+		return 1;
+	double t0 = now_s();
+	long started = 0;
+	for (long i = 0; i < nconns; i++) {
+		struct lconn *c = &conns[i];
+		c->st = ST_DONE;
+		c->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
+		c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (c->fd < 0) {
+			perror("socket");
+			g_failed++;
+			continue;
+		}
+		int one = 1;
+		setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (connect(c->fd, (struct sockaddr *)&a, sizeof(a)) != 0 && errno != EINPROGRESS) {
+			perror("connect");
+			close(c->fd);
+			g_failed++;
+			continue;
+		}
+		if (sotls_conn_new(cfg, c->fd, &c->tls) != 0) {
+			close(c->fd);
+			g_failed++;
+			continue;
+		}
+		c->st = ST_CONNECT;
+		c->events = EPOLLOUT;
+		struct epoll_event e = {.events = EPOLLOUT, .data.ptr = c};
+		epoll_ctl(g_ep, EPOLL_CTL_ADD, c->fd, &e);
+		started++;
+	}
+
+	struct epoll_event evs[512];
+	double t_end = t0 + seconds, t_all_up = 0;
+	long server_rss = -1, server_hwm = -1;
+	unsigned long long msgs_at_start = 0;
+	double t_msgs_start = 0;
+	long live = started;
+	while (live > 0) {
+		double now = now_s();
+		if (t_all_up == 0 && g_open == (unsigned long long)started) {
+			/* Every connection is up: the measured phase starts here. */
+			bool all_hs = true;
+			for (long i = 0; i < nconns && all_hs; i++)
+				all_hs = conns[i].st != ST_CONNECT && conns[i].st != ST_HANDSHAKE;
+			if (all_hs) {
+				t_all_up = now;
+				msgs_at_start = g_msgs;
+				t_msgs_start = now;
+			}
+		}
+		if (!g_stopping && now >= t_end) {
+			if (server_pid > 0) {
+				char path[64];
+				snprintf(path, sizeof(path), "/proc/%d/status", server_pid);
+				server_rss = status_kb(path, "VmRSS");
+				server_hwm = status_kb(path, "VmHWM");
+			}
+			g_stopping = true; /* each connection closes after its current echo */
+		}
+		if (now > t_end + 30) {
+			fprintf(stderr, "connections did not close within 30 s\n");
+			break;
+		}
+		int n = epoll_wait(g_ep, evs, 512, 200);
+		for (int i = 0; i < n; i++) {
+			struct lconn *c = evs[i].data.ptr;
+			drive(c);
+		}
+		live = 0;
+		for (long i = 0; i < nconns; i++)
+			live += conns[i].st != ST_DONE;
+	}
+	double t_stop = now_s();
+	unsigned long long measured = g_msgs - msgs_at_start;
+	double span = t_all_up > 0 ? (t_end < t_stop ? t_end : t_stop) - t_msgs_start : 0;
+	for (long i = 0; i < nconns; i++)
+		if (conns[i].st != ST_DONE)
+			finish(&conns[i], true, SOTLS_ERR_INTERNAL);
+
+	for (long i = 0; i < nstalled; i++)
+		close(stalled[i]);
+	free(stalled);
+	printf("loadgen: %ld connections requested, %llu held at once (peak), all up after %.2f s; "
+	       "%ld stalled peers held open throughout\n",
+	       nconns, g_peak_open, t_all_up > 0 ? t_all_up - t0 : -1.0, nstalled);
+	printf("loadgen: %llu messages (%.1f MB) echoed and verified in %.1f s (%.1f MB/s each "
+	       "way); %.0f messages/s while all connections were held\n",
+	       g_msgs, (double)g_bytes / 1e6, t_stop - t0, (double)g_bytes / 1e6 / (t_stop - t0),
+	       span > 0 ? (double)measured / span : 0.0);
+	printf("loadgen: %llu closed cleanly, %llu failed; loadgen peak RSS %ld KiB", g_clean,
+	       g_failed, status_kb("/proc/self/status", "VmHWM"));
+	if (server_pid > 0)
+		printf("; server RSS %ld KiB with all connections held (peak %ld KiB)", server_rss,
+		       server_hwm);
+	printf("\n");
+	free(conns);
+	close(g_ep);
+	sotls_config_free(cfg);
+	return g_failed == 0 && g_clean == (unsigned long long)nconns ? 0 : 1;
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Load: sotls-event-echo-server (epoll, non-blocking API) and sotls-loadgen
+# holding CONNS concurrent TLS connections with random message sizes for
+# SECONDS. Fails if any connection fails, any echo is wrong, any connection
+# does not close cleanly, or the server does not free everything at exit.
+# STALLED more peers open a connection, send 3 bytes of a record header and
+# stall for the whole run: the single-threaded server must serve everyone else.
+#
+# usage: scripts/load.sh [BUILD_DIR [CONNS [SECONDS [STALLED]]]]   (default: build 1000 60 50)
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+conns=${2:-1000}
+seconds=${3:-60}
+stalled=${4:-50}
+cd "$(dirname "$0")/.."
+
+work=$(mktemp -d)
+srv_pid=
+cleanup() {
+  [ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$build/examples/sotls-event-echo-server" --port 0 --port-file "$work/port" >"$work/server.out" 2>&1 &
+srv_pid=$!
+for _ in $(seq 1 300); do [ -s "$work/port" ] && break; sleep 0.1; done
+[ -s "$work/port" ] || { echo "load: the server did not start"; cat "$work/server.out"; exit 1; }
+
+echo "== load: $conns connections for ${seconds}s, $stalled stalled peers"
+rc=0
+"$build/examples/sotls-loadgen" --port "$(cat "$work/port")" --conns "$conns" \
+  --seconds "$seconds" --server-pid "$srv_pid" --stalled "$stalled" || rc=$?
+kill -TERM "$srv_pid"
+src=0
+wait "$srv_pid" || src=$?
+srv_pid=
+sed 's/^/server: /' "$work/server.out"
+if [ "$rc" -ne 0 ] || [ "$src" -ne 0 ]; then
+  echo "load: FAILED (loadgen status $rc, server status $src)"
+  exit 1
+fi
+echo "load: ok"
