@@ -47,7 +47,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -119,22 +118,6 @@ struct peer {
 	mbedtls_ssl_context *m;
 	SSL *o;
 };
-
-static int os_random(void *unused, unsigned char *out, size_t len)
-{
-	(void)unused;
-	while (len > 0) {
-		ssize_t n = getrandom(out, len, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		out += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 static int mb_send(void *p, const unsigned char *buf, size_t len)
 {
@@ -212,7 +195,7 @@ static struct ctx *ctx_new(enum impl impl, bool server, enum certkind ck, enum c
 		m->suites[0] = SUITE_IDS[ck][ci];
 		m->suites[1] = 0;
 		mbedtls_ssl_conf_ciphersuites(&m->conf, m->suites);
-		mbedtls_ssl_conf_rng(&m->conf, os_random, NULL);
+		mbedtls_ssl_conf_rng(&m->conf, ephemeral_cert_random, NULL);
 		mbedtls_ssl_conf_curves(&m->conf, MB_CURVES);
 		mbedtls_ssl_conf_session_tickets(&m->conf, MBEDTLS_SSL_SESSION_TICKETS_DISABLED);
 		mbedtls_ssl_conf_authmode(&m->conf, MBEDTLS_SSL_VERIFY_NONE);

@@ -12,7 +12,7 @@
 #include <mbedtls/pk.h>
 #include <mbedtls/x509_crt.h>
 
-static int os_random(void *ctx, unsigned char *out, size_t len)
+int ephemeral_cert_random(void *ctx, unsigned char *out, size_t len)
 {
 	(void)ctx;
 	while (len > 0) {
@@ -45,9 +45,10 @@ int ephemeral_cert(const char *cn, char *cert_pem, size_t cert_size, char *key_p
 
 	rc = mbedtls_pk_setup(&key, mbedtls_pk_info_from_type(MBEDTLS_PK_ECKEY));
 	if (rc == 0)
-		rc = mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(key), os_random, NULL);
+		rc = mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP256R1, mbedtls_pk_ec(key),
+					 ephemeral_cert_random, NULL);
 	if (rc == 0)
-		rc = os_random(NULL, serial_bytes, sizeof(serial_bytes));
+		rc = ephemeral_cert_random(NULL, serial_bytes, sizeof(serial_bytes));
 	serial_bytes[0] &= 0x7f;
 	if (rc == 0)
 		rc = mbedtls_mpi_read_binary(&serial, serial_bytes, sizeof(serial_bytes));
@@ -67,8 +68,8 @@ int ephemeral_cert(const char *cn, char *cert_pem, size_t cert_size, char *key_p
 	if (rc == 0)
 		rc = mbedtls_x509write_crt_set_basic_constraints(&crt, 1, 0);
 	if (rc == 0)
-		rc = mbedtls_x509write_crt_pem(&crt, (unsigned char *)cert_pem, cert_size, os_random,
-					       NULL);
+		rc = mbedtls_x509write_crt_pem(&crt, (unsigned char *)cert_pem, cert_size,
+					       ephemeral_cert_random, NULL);
 	if (rc == 0)
 		rc = mbedtls_pk_write_key_pem(&key, (unsigned char *)key_pem, key_size);
 	if (rc != 0) {

@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "ephemeral_cert.h"
+#include "server_setup.h"
 #include "sotls.h"
 
 /* ": detail" when the connection has one, else "". */
@@ -127,19 +127,6 @@ static void *client_thread(void *arg)
 	return NULL;
 }
 
-static int parse_ktls(const char *s, enum sotls_ktls_policy *p)
-{
-	if (strcmp(s, "auto") == 0)
-		*p = SOTLS_KTLS_AUTO;
-	else if (strcmp(s, "off") == 0)
-		*p = SOTLS_KTLS_OFF;
-	else if (strcmp(s, "require") == 0)
-		*p = SOTLS_KTLS_REQUIRE;
-	else
-		return -1;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -163,7 +150,7 @@ int main(int argc, char **argv)
 		case 'k': key = optarg; break;
 		case 's': cipher = optarg; break;
 		case 't':
-			if (parse_ktls(optarg, &ktls) != 0) {
+			if (parse_ktls_policy(optarg, &ktls) != 0) {
 				fprintf(stderr, "--ktls: auto, off or require\n");
 				return 2;
 			}
@@ -184,20 +171,9 @@ int main(int argc, char **argv)
 	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
 	if (g_cfg == NULL)
 		return 1;
-	int rc;
-	if (cert != NULL) {
-		rc = sotls_config_set_cert_file(g_cfg, cert, key);
-	} else {
-		static char cert_pem[4096], key_pem[1024];
-		if (ephemeral_cert("localhost", cert_pem, sizeof(cert_pem), key_pem,
-				   sizeof(key_pem)) != 0)
-			return 1;
-		rc = sotls_config_set_cert_mem(g_cfg, cert_pem, strlen(cert_pem) + 1, key_pem,
-					       strlen(key_pem) + 1);
-		if (g_verbose)
-			printf("no --cert/--key: using an ephemeral self-signed ECDSA P-256 "
-			       "certificate for CN=localhost (clients need --insecure)\n");
-	}
+	int rc = server_cert_setup(g_cfg, cert, key, g_verbose, "--insecure");
+	if (rc == SERVER_CERT_EPHEMERAL_FAILED)
+		return 1;
 	if (rc != 0) {
 		fprintf(stderr, "certificate: %s\n", sotls_strerror(rc));
 		return 1;
@@ -208,46 +184,31 @@ int main(int argc, char **argv)
 	}
 	sotls_config_set_ktls(g_cfg, ktls);
 
-	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int one = 1;
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	if (ls < 0 || inet_pton(AF_INET, bind_addr, &sa.sin_addr) != 1) {
+	int ls = listen_tcp4(bind_addr, port, 0, 64, &port);
+	if (ls == LISTEN_BAD_ADDRESS) {
 		fprintf(stderr, "bad --bind address %s\n", bind_addr);
 		return 2;
 	}
-	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, 64) != 0) {
+	if (ls < 0) {
 		fprintf(stderr, "listen on %s:%d: %s\n", bind_addr, port, strerror(errno));
 		return 1;
 	}
-	socklen_t slen = sizeof(sa);
-	getsockname(ls, (struct sockaddr *)&sa, &slen);
 	if (g_verbose)
-		printf("listening on %s:%d\n", bind_addr, ntohs(sa.sin_port));
+		printf("listening on %s:%d\n", bind_addr, port);
 	fflush(stdout);
-	if (port_file != NULL) {
-		char tmp[4096];
-		snprintf(tmp, sizeof(tmp), "%s.tmp", port_file);
-		FILE *f = fopen(tmp, "w");
-		if (f == NULL || fprintf(f, "%d\n", ntohs(sa.sin_port)) < 0 || fclose(f) != 0 ||
-		    rename(tmp, port_file) != 0) {
-			fprintf(stderr, "--port-file %s: %s\n", port_file, strerror(errno));
-			return 1;
-		}
+	if (port_file != NULL && write_port_file(port_file, port) != 0) {
+		fprintf(stderr, "--port-file %s: %s\n", port_file, strerror(errno));
+		return 1;
 	}
 
 	for (;;) {
 		struct sockaddr_in peer;
 		socklen_t plen = sizeof(peer);
-		int fd = accept4(ls, (struct sockaddr *)&peer, &plen, SOCK_CLOEXEC);
+		int fd = accept_client(ls, (struct sockaddr *)&peer, &plen);
 		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
-			    errno == ENFILE)
-				continue;
 			fprintf(stderr, "accept: %s\n", strerror(errno));
 			return 1;
 		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		struct client *cl = calloc(1, sizeof(*cl));
 		if (cl == NULL) {
 			close(fd);

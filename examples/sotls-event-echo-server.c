@@ -28,6 +28,8 @@
 #include <unistd.h>
 
 #include "ephemeral_cert.h"
+#include "proc_status.h"
+#include "server_setup.h"
 #include "sotls.h"
 
 #define BUF_SIZE 16384
@@ -57,21 +59,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	g_stop = 1;
-}
-
-static long status_kb(const char *key)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	long v = -1;
-	size_t kl = strlen(key);
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, kl) == 0 && line[kl] == ':')
-			v = strtol(line + kl + 1, NULL, 10);
-	fclose(f);
-	return v;
 }
 
 static void conn_close(struct conn *c, bool failed, int rc)
@@ -244,31 +231,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int one = 1;
-	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t alen = sizeof(a);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(lfd, 4096) != 0 ||
-	    getsockname(lfd, (struct sockaddr *)&a, &alen) != 0) {
+	int lfd = listen_tcp4("127.0.0.1", port, SOCK_NONBLOCK, 4096, &port);
+	if (lfd < 0) {
 		perror("listen");
 		return 1;
 	}
 	g_ep = epoll_create1(EPOLL_CLOEXEC);
 	struct epoll_event le = {.events = EPOLLIN, .data.ptr = NULL};
 	epoll_ctl(g_ep, EPOLL_CTL_ADD, lfd, &le);
-	if (port_file != NULL) {
-		char tmp[4096];
-		snprintf(tmp, sizeof(tmp), "%s.tmp", port_file);
-		FILE *f = fopen(tmp, "w");
-		if (f == NULL || fprintf(f, "%d\n", ntohs(a.sin_port)) < 0 || fclose(f) != 0 ||
-		    rename(tmp, port_file) != 0) {
-			perror("port file");
-			return 1;
-		}
+	if (port_file != NULL && write_port_file(port_file, port) != 0) {
+		perror("port file");
+		return 1;
 	}
-	printf("listening on 127.0.0.1:%d\n", ntohs(a.sin_port));
+	printf("listening on 127.0.0.1:%d\n", port);
 	fflush(stdout);
 
 	struct epoll_event evs[256];
@@ -284,7 +259,7 @@ int main(int argc, char **argv)
 
 	/* Whatever is still open is dropped, and counted as failed. */
 	unsigned long long dropped = g_held;
-	long rss_kb = status_kb("VmRSS");
+	long rss_kb = proc_status_kb("/proc/self/status", "VmRSS");
 	while (g_conns != NULL) {
 		/* conn_close counts it as failed; it is reported as dropped. */
 		if (g_conns->st == ST_HANDSHAKE)
@@ -297,7 +272,7 @@ int main(int argc, char **argv)
 	       "after the handshake, %llu failed in it, %llu still open at exit; %llu bytes echoed; "
 	       "RSS %ld KiB, peak RSS %ld KiB\n",
 	       g_accepted, g_peak_held, g_done_clean, g_failed, g_hs_failed, dropped, g_bytes,
-	       rss_kb, status_kb("VmHWM"));
+	       rss_kb, proc_status_kb("/proc/self/status", "VmHWM"));
 	close(g_ep);
 	close(lfd);
 	sotls_config_free(g_cfg);

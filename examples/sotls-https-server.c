@@ -29,8 +29,8 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "ephemeral_cert.h"
 #include "http_request.h"
+#include "server_setup.h"
 #include "sotls.h"
 
 #define IDLE_SECONDS 30
@@ -262,19 +262,6 @@ static void *client_thread(void *arg)
 	return NULL;
 }
 
-static int parse_ktls(const char *s, enum sotls_ktls_policy *p)
-{
-	if (strcmp(s, "auto") == 0)
-		*p = SOTLS_KTLS_AUTO;
-	else if (strcmp(s, "off") == 0)
-		*p = SOTLS_KTLS_OFF;
-	else if (strcmp(s, "require") == 0)
-		*p = SOTLS_KTLS_REQUIRE;
-	else
-		return -1;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -299,7 +286,7 @@ int main(int argc, char **argv)
 		case 'k': key = optarg; break;
 		case 's': cipher = optarg; break;
 		case 't':
-			if (parse_ktls(optarg, &ktls) != 0) {
+			if (parse_ktls_policy(optarg, &ktls) != 0) {
 				fprintf(stderr, "--ktls: auto, off or require\n");
 				return 2;
 			}
@@ -327,20 +314,9 @@ int main(int argc, char **argv)
 	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
 	if (g_cfg == NULL)
 		return 1;
-	int rc;
-	if (cert != NULL) {
-		rc = sotls_config_set_cert_file(g_cfg, cert, key);
-	} else {
-		static char cert_pem[4096], key_pem[1024];
-		if (ephemeral_cert("localhost", cert_pem, sizeof(cert_pem), key_pem,
-				   sizeof(key_pem)) != 0)
-			return 1;
-		rc = sotls_config_set_cert_mem(g_cfg, cert_pem, strlen(cert_pem) + 1, key_pem,
-					       strlen(key_pem) + 1);
-		if (g_verbose)
-			printf("no --cert/--key: using an ephemeral self-signed ECDSA P-256 "
-			       "certificate for CN=localhost (clients need -k / --insecure)\n");
-	}
+	int rc = server_cert_setup(g_cfg, cert, key, g_verbose, "-k / --insecure");
+	if (rc == SERVER_CERT_EPHEMERAL_FAILED)
+		return 1;
 	if (rc == 0 && cipher != NULL)
 		rc = sotls_config_set_suites(g_cfg, cipher);
 	if (rc == 0)
@@ -350,45 +326,29 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int one = 1;
-	struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-	if (ls < 0 || inet_pton(AF_INET, bind_addr, &addr.sin_addr) != 1) {
+	int ls = listen_tcp4(bind_addr, port, 0, 64, &port);
+	if (ls == LISTEN_BAD_ADDRESS) {
 		fprintf(stderr, "--bind %s: not an IPv4 address\n", bind_addr);
 		return 1;
 	}
-	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(ls, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(ls, 64) != 0) {
+	if (ls < 0) {
 		fprintf(stderr, "listen on %s:%d: %s\n", bind_addr, port, strerror(errno));
 		return 1;
 	}
-	socklen_t alen = sizeof(addr);
-	getsockname(ls, (struct sockaddr *)&addr, &alen);
-	port = ntohs(addr.sin_port);
-	if (port_file != NULL) {
-		char tmp[PATH_MAX];
-		snprintf(tmp, sizeof(tmp), "%s.tmp", port_file);
-		FILE *f = fopen(tmp, "w");
-		if (f == NULL || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0 ||
-		    rename(tmp, port_file) != 0) {
-			fprintf(stderr, "--port-file %s: %s\n", port_file, strerror(errno));
-			return 1;
-		}
+	if (port_file != NULL && write_port_file(port_file, port) != 0) {
+		fprintf(stderr, "--port-file %s: %s\n", port_file, strerror(errno));
+		return 1;
 	}
 	if (g_verbose)
 		printf("serving %s on https://%s:%d/\n", g_root_real, bind_addr, port);
 	fflush(stdout);
 
 	for (int id = 1;; id++) {
-		int fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+		int fd = accept_client(ls, NULL, NULL);
 		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE ||
-			    errno == ENFILE)
-				continue;
 			fprintf(stderr, "accept: %s\n", strerror(errno));
 			return 1;
 		}
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		/* An idle keep-alive client is dropped after a while. */
 		struct timeval tv = {.tv_sec = IDLE_SECONDS};
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));

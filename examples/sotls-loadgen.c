@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc_status.h"
 #include "sotls.h"
 
 enum state { ST_CONNECT, ST_HANDSHAKE, ST_SEND, ST_RECV, ST_SHUTDOWN, ST_WAIT_CLOSE, ST_DONE };
@@ -53,21 +54,6 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static long status_kb(const char *path, const char *key)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	long v = -1;
-	size_t kl = strlen(key);
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, key, kl) == 0 && line[kl] == ':')
-			v = strtol(line + kl + 1, NULL, 10);
-	fclose(f);
-	return v;
 }
 
 static uint8_t stream_byte(const struct lconn *c, uint64_t i)
@@ -351,8 +337,8 @@ int main(int argc, char **argv)
 			if (server_pid > 0) {
 				char path[64];
 				snprintf(path, sizeof(path), "/proc/%d/status", server_pid);
-				server_rss = status_kb(path, "VmRSS");
-				server_hwm = status_kb(path, "VmHWM");
+				server_rss = proc_status_kb(path, "VmRSS");
+				server_hwm = proc_status_kb(path, "VmHWM");
 			}
 			g_stopping = true; /* each connection closes after its current echo */
 		}
@@ -387,7 +373,7 @@ int main(int argc, char **argv)
 	       g_msgs, (double)g_bytes / 1e6, t_stop - t0, (double)g_bytes / 1e6 / (t_stop - t0),
 	       span > 0 ? (double)measured / span : 0.0);
 	printf("loadgen: %llu closed cleanly, %llu failed; loadgen peak RSS %ld KiB", g_clean,
-	       g_failed, status_kb("/proc/self/status", "VmHWM"));
+	       g_failed, proc_status_kb("/proc/self/status", "VmHWM"));
 	if (server_pid > 0)
 		printf("; server RSS %ld KiB with all connections held (peak %ld KiB)", server_rss,
 		       server_hwm);

@@ -408,7 +408,6 @@ static void test_threads_share_config(void **state)
  * order (ARIA first, then AES-GCM) ---- */
 
 #include <stdbool.h>
-#include <sys/random.h>
 
 #include <mbedtls/bignum.h>
 #include <mbedtls/pk.h>
@@ -416,22 +415,6 @@ static void test_threads_share_config(void **state)
 #include <mbedtls/x509_crt.h>
 
 static char g_rsa_cert[4096], g_rsa_key[4096]; /* RSA 2048, CN=localhost, made once */
-
-static int aes_os_random(void *ctx, unsigned char *out, size_t len)
-{
-	(void)ctx;
-	while (len > 0) {
-		ssize_t n = getrandom(out, len, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		out += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* A self-signed RSA certificate, for the ECDHE-RSA suites. */
 static void make_rsa_cert(void)
@@ -446,7 +429,8 @@ static void make_rsa_cert(void)
 	mbedtls_x509write_crt_init(&crt);
 	mbedtls_mpi_init(&serial);
 	assert_int_equal(mbedtls_pk_setup(&key, mbedtls_pk_info_from_type(MBEDTLS_PK_RSA)), 0);
-	assert_int_equal(mbedtls_rsa_gen_key(mbedtls_pk_rsa(key), aes_os_random, NULL, 2048, 65537),
+	assert_int_equal(mbedtls_rsa_gen_key(mbedtls_pk_rsa(key), ephemeral_cert_random, NULL, 2048,
+					     65537),
 			 0);
 	assert_int_equal(mbedtls_mpi_lset(&serial, 7), 0);
 	mbedtls_x509write_crt_set_version(&crt, MBEDTLS_X509_CRT_VERSION_3);
@@ -460,7 +444,7 @@ static void make_rsa_cert(void)
 		mbedtls_x509write_crt_set_validity(&crt, "20240101000000", "20340101000000"), 0);
 	assert_int_equal(mbedtls_x509write_crt_set_basic_constraints(&crt, 1, 0), 0);
 	assert_int_equal(mbedtls_x509write_crt_pem(&crt, (unsigned char *)g_rsa_cert,
-						   sizeof(g_rsa_cert), aes_os_random, NULL),
+						   sizeof(g_rsa_cert), ephemeral_cert_random, NULL),
 			 0);
 	assert_int_equal(
 		mbedtls_pk_write_key_pem(&key, (unsigned char *)g_rsa_key, sizeof(g_rsa_key)), 0);

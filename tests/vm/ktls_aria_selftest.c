@@ -23,7 +23,6 @@
  */
 #include <errno.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,14 +34,13 @@
 #include "cpu.h"
 #include "ktls.h"
 #include "sotls.h"
+#include "vm_check.h"
 
 #define TLS_HDR 5
 #define EXPLICIT_NONCE 8
 #define TAG 16
 #define MAX_PLAIN 16384
 #define MAX_RECORD (TLS_HDR + EXPLICIT_NONCE + MAX_PLAIN + TAG)
-
-static int passed, failed;
 
 /* Names of the codes this test can meet (no dependency on the whole library). */
 static const char *err_name(int err)
@@ -57,21 +55,6 @@ static const char *err_name(int err)
 	case SOTLS_ERR_INVALID_ARGUMENT: return "SOTLS_ERR_INVALID_ARGUMENT";
 	default: return "other";
 	}
-}
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	printf("%s: ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (ok)
-		passed++;
-	else
-		failed++;
 }
 
 static void tcp_pair(int *a, int *b)
@@ -629,6 +612,6 @@ int main(int argc, char **argv)
 		run_kernel_mode();
 	else
 		run_fallback_mode();
-	printf("ktls_aria_selftest: %d passed, %d failed\n", passed, failed);
-	return failed == 0 && passed > 0 ? 0 : 1;
+	printf("ktls_aria_selftest: %d passed, %d failed\n", check_passed, check_failed);
+	return check_failed == 0 && check_passed > 0 ? 0 : 1;
 }

@@ -19,7 +19,6 @@
 #include <malloc.h>
 #include <netinet/in.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,25 +31,10 @@
 #include "ephemeral_cert.h"
 #include "ktls.h"
 #include "sotls.h"
+#include "vm_check.h"
 
 static char g_cert[4096], g_key[1024];
 static size_t g_bytes = (size_t)1 << 20;
-static int passed, failed;
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	printf("%s: ", ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (ok)
-		passed++;
-	else
-		failed++;
-}
 
 enum inject {
 	INJ_NONE,
@@ -344,11 +328,11 @@ static void run_case(const struct tcase *t)
 		alarm(120);
 		int fd = accept(lfd, NULL, NULL);
 		close(lfd);
-		passed = failed = 0;
+		check_passed = check_failed = 0;
 		run_side(t, fd, 1);
 		close(fd);
 		fflush(stdout);
-		_exit(failed == 0 ? 0 : 1);
+		_exit(check_failed == 0 ? 0 : 1);
 	}
 	close(lfd);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -363,11 +347,11 @@ static void run_case(const struct tcase *t)
 	pid_t cpid = fork();
 	if (cpid == 0) {
 		alarm(120);
-		passed = failed = 0;
+		check_passed = check_failed = 0;
 		run_side(t, fd, 0);
 		close(fd);
 		fflush(stdout);
-		_exit(failed == 0 ? 0 : 1);
+		_exit(check_failed == 0 ? 0 : 1);
 	}
 	close(fd);
 	int st1 = 0, st2 = 0;
@@ -524,6 +508,6 @@ int main(int argc, char **argv)
 	else
 		run_fallback("kernel has no TLS ULP (CONFIG_TLS)");
 	run_aes();
-	printf("ktls_conn_test: %d passed, %d failed\n", passed, failed);
-	return failed == 0 && passed > 0 ? 0 : 1;
+	printf("ktls_conn_test: %d passed, %d failed\n", check_passed, check_failed);
+	return check_failed == 0 && check_passed > 0 ? 0 : 1;
 }

@@ -1,0 +1,99 @@
+#include "server_setup.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ephemeral_cert.h"
+
+int server_cert_setup(struct sotls_config *cfg, const char *cert, const char *key, bool verbose,
+		      const char *client_hint)
+{
+	static char cert_pem[4096], key_pem[1024];
+	int rc;
+
+	if (cert != NULL)
+		return sotls_config_set_cert_file(cfg, cert, key);
+	if (ephemeral_cert("localhost", cert_pem, sizeof(cert_pem), key_pem, sizeof(key_pem)) != 0)
+		return SERVER_CERT_EPHEMERAL_FAILED;
+	rc = sotls_config_set_cert_mem(cfg, cert_pem, strlen(cert_pem) + 1, key_pem,
+				       strlen(key_pem) + 1);
+	if (verbose)
+		printf("no --cert/--key: using an ephemeral self-signed ECDSA P-256 "
+		       "certificate for CN=localhost (clients need %s)\n",
+		       client_hint);
+	return rc;
+}
+
+int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p)
+{
+	if (strcmp(s, "auto") == 0)
+		*p = SOTLS_KTLS_AUTO;
+	else if (strcmp(s, "off") == 0)
+		*p = SOTLS_KTLS_OFF;
+	else if (strcmp(s, "require") == 0)
+		*p = SOTLS_KTLS_REQUIRE;
+	else
+		return -1;
+	return 0;
+}
+
+int listen_tcp4(const char *bind_addr, int port, int sock_flags, int backlog, int *bound_port)
+{
+	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | sock_flags, 0);
+	int one = 1;
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	socklen_t slen = sizeof(sa);
+
+	if (ls < 0 || inet_pton(AF_INET, bind_addr, &sa.sin_addr) != 1) {
+		if (ls >= 0)
+			close(ls);
+		return LISTEN_BAD_ADDRESS;
+	}
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, backlog) != 0 ||
+	    getsockname(ls, (struct sockaddr *)&sa, &slen) != 0) {
+		int err = errno;
+		close(ls);
+		errno = err;
+		return -1;
+	}
+	*bound_port = ntohs(sa.sin_port);
+	return ls;
+}
+
+int write_port_file(const char *path, int port)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	f = fopen(tmp, "w");
+	if (f == NULL || fprintf(f, "%d\n", port) < 0 || fclose(f) != 0 || rename(tmp, path) != 0)
+		return -1;
+	return 0;
+}
+
+int accept_client(int ls, struct sockaddr *peer, socklen_t *peer_len)
+{
+	int one = 1;
+
+	for (;;) {
+		int fd = accept4(ls, peer, peer_len, SOCK_CLOEXEC);
+		if (fd >= 0) {
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+			return fd;
+		}
+		if (errno != EINTR && errno != ECONNABORTED && errno != EMFILE && errno != ENFILE)
+			return -1;
+	}
+}

@@ -1,0 +1,46 @@
+/* What the example servers share to get going: the server certificate
+ * (--cert/--key, or an ephemeral one), --ktls, the listening socket,
+ * --port-file, and accepting a client. */
+#ifndef SOTLS_EXAMPLES_SERVER_SETUP_H
+#define SOTLS_EXAMPLES_SERVER_SETUP_H
+
+#include <stdbool.h>
+#include <sys/socket.h>
+
+#include "sotls.h"
+
+/* server_cert_setup's result when the ephemeral certificate could not be
+ * made (the message is already on stderr). */
+#define SERVER_CERT_EPHEMERAL_FAILED 1
+
+/* Loads cert and key (PEM files) into cfg or, with cert == NULL, a fresh
+ * self-signed ECDSA P-256 certificate for CN=localhost; then, if verbose,
+ * says so and that clients need client_hint. Returns 0, a sotls error code,
+ * or SERVER_CERT_EPHEMERAL_FAILED. */
+int server_cert_setup(struct sotls_config *cfg, const char *cert, const char *key, bool verbose,
+		      const char *client_hint);
+
+/* --ktls: "auto", "off" or "require" into *p. Returns 0, or -1 for
+ * anything else. */
+int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p);
+
+/* listen_tcp4's result when bind_addr is not an IPv4 address (or there was
+ * no socket); -1 means bind or listen failed, with errno. */
+#define LISTEN_BAD_ADDRESS (-2)
+
+/* A listening TCP socket (SO_REUSEADDR, CLOEXEC, plus sock_flags such as
+ * SOCK_NONBLOCK) on bind_addr:port (port 0: any); *bound_port is the port
+ * it got. Returns the descriptor, LISTEN_BAD_ADDRESS or -1. */
+int listen_tcp4(const char *bind_addr, int port, int sock_flags, int backlog, int *bound_port);
+
+/* Writes "port\n" to path through path.tmp and a rename, so a reader never
+ * sees a partial file. Returns 0, or -1 with errno. */
+int write_port_file(const char *path, int port);
+
+/* Accepts the next client of the blocking listening socket ls (CLOEXEC,
+ * TCP_NODELAY), retrying past the errors a busy server can meet (EINTR,
+ * ECONNABORTED, EMFILE, ENFILE). peer and peer_len as for accept(2), may be
+ * NULL. Returns the descriptor, or -1 with errno for any other error. */
+int accept_client(int ls, struct sockaddr *peer, socklen_t *peer_len);
+
+#endif
