@@ -3,7 +3,8 @@
  * mbedTLS's own record layer, OpenSSL's libssl and plain TCP, in one run.
  *
  * Tests (--tests, comma-separated; default "bulk"):
- *   bulk       one stream, 16 KiB records, each direction, ARIA-128/256-GCM
+ *   bulk       one stream, 16 KiB records, each direction, ARIA-128/256-GCM and
+ *              AES-128/256-GCM
  *   small      64- and 1500-byte request/response echo, round trips per second
  *   handshake  full handshakes per second, ECDHE-ECDSA P-256 and ECDHE-RSA 2048
  *   memory     heap and RSS per idle established connection (N connections)
@@ -76,18 +77,27 @@ static const char *const IMPL_NAMES[N_IMPLS] = {"sotls-user", "sotls-kernel", "m
 						"openssl", "tcp"};
 enum certkind { CERT_ECDSA, CERT_RSA };
 static const char *const CERT_NAMES[] = {"ECDHE-ECDSA-P256", "ECDHE-RSA-2048"};
-enum cipher { ARIA128, ARIA256, NO_CIPHER };
-static const char *const CIPHER_NAMES[] = {"ARIA-128-GCM", "ARIA-256-GCM", ""};
+enum cipher { ARIA128, ARIA256, AES128, AES256, NO_CIPHER };
+#define N_CIPHERS NO_CIPHER
+static const char *const CIPHER_NAMES[] = {"ARIA-128-GCM", "ARIA-256-GCM", "AES-128-GCM",
+					   "AES-256-GCM", ""};
 
-/* OpenSSL names (sotls accepts them too) and IANA ids, [cert][cipher]. */
-static const char *const SUITE_NAMES[2][2] = {
-	{"ECDHE-ECDSA-ARIA128-GCM-SHA256", "ECDHE-ECDSA-ARIA256-GCM-SHA384"},
-	{"ECDHE-ARIA128-GCM-SHA256", "ECDHE-ARIA256-GCM-SHA384"},
+/* OpenSSL names (sotls accepts them too) and IANA ids (the MBEDTLS_TLS_*
+ * ciphersuite ids), [cert][cipher]. */
+static const char *const SUITE_NAMES[2][N_CIPHERS] = {
+	{"ECDHE-ECDSA-ARIA128-GCM-SHA256", "ECDHE-ECDSA-ARIA256-GCM-SHA384",
+	 "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384"},
+	{"ECDHE-ARIA128-GCM-SHA256", "ECDHE-ARIA256-GCM-SHA384", "ECDHE-RSA-AES128-GCM-SHA256",
+	 "ECDHE-RSA-AES256-GCM-SHA384"},
 };
-static const int SUITE_IDS[2][2] = {{0xC05C, 0xC05D}, {0xC060, 0xC061}};
+static const int SUITE_IDS[2][N_CIPHERS] = {{0xC05C, 0xC05D, 0xC02B, 0xC02C},
+					    {0xC060, 0xC061, 0xC02F, 0xC030}};
 
 /* PEM certificate and key per certkind, made once at start-up. */
 static char g_cert[2][8192], g_key[2][8192];
+/* The kernel takes both directions of this cipher (probed at start-up);
+ * g_have_kernel: of ARIA-128-GCM, which the tests other than bulk use. */
+static bool g_kernel_ok[N_CIPHERS];
 static bool g_have_kernel;
 /* A failed handshake is an answer here, not an error: the kTLS probe, and
  * the handshake loop's server (its last connection is an empty wake-up). */
@@ -550,6 +560,10 @@ static int make_pair(int *cfd, int *sfd)
 static bool g_pin;
 static size_t g_write_size = 256 * 1024;
 static int g_seconds = 2, g_rounds = 3, g_conns = 200;
+/* Bulk measures 1 s per row and round unless --seconds says otherwise: four
+ * ciphers x three libraries x two directions keep the default run near
+ * 1.5 minutes. */
+static bool g_seconds_given;
 
 static void pin(int cpu)
 {
@@ -940,6 +954,11 @@ static bool impl_on(enum impl i)
 	return g_want[i] && (i != IMPL_SOTLS_KERNEL || g_have_kernel);
 }
 
+static bool impl_on_cipher(enum impl i, enum cipher c)
+{
+	return g_want[i] && (i != IMPL_SOTLS_KERNEL || g_kernel_ok[c]);
+}
+
 static const enum impl TLS_IMPLS[] = {IMPL_SOTLS, IMPL_SOTLS_KERNEL, IMPL_MBEDTLS, IMPL_OPENSSL};
 #define N_TLS_IMPLS 4
 
@@ -955,25 +974,26 @@ static void test_bulk(const char *test, int streams)
 	int first = g_nrows;
 	static const char *const dirs[] = {"c2s", "s2c"};
 	int ndirs = streams == 1 ? 2 : 1;
+	int secs = g_seconds_given ? g_seconds : 1;
 	for (int d = 0; d < ndirs; d++) {
-		for (int c = 0; c < 2; c++)
+		for (int c = 0; c < N_CIPHERS; c++)
 			for (int i = 0; i < N_TLS_IMPLS; i++)
-				if (impl_on(TLS_IMPLS[i])) {
+				if (impl_on_cipher(TLS_IMPLS[i], (enum cipher)c)) {
 					struct row *r = add_row(test, TLS_IMPLS[i], (enum cipher)c);
 					r->dir = dirs[d];
 					r->streams = streams > 1 ? streams : 0;
-					r->secs = g_seconds;
+					r->secs = secs;
 				}
 		if (impl_on(IMPL_TCP)) {
 			struct row *r = add_row(test, IMPL_TCP, NO_CIPHER);
 			r->dir = dirs[d];
 			r->streams = streams > 1 ? streams : 0;
-			r->secs = g_seconds;
+			r->secs = secs;
 		}
 	}
 	fprintf(stderr, "\n== %s: %d stream%s, 16 KiB records, %zu KiB writes, %d x %d s per row\n",
 		test, streams, streams > 1 ? "s at once (aggregate)" : "", g_write_size / 1024,
-		g_rounds, g_seconds);
+		g_rounds, secs);
 	for (int round = 0; round < g_rounds; round++)
 		for (int i = first; i < g_nrows; i++) {
 			struct row *r = &g_rows[i];
@@ -981,7 +1001,7 @@ static void test_bulk(const char *test, int streams)
 			label_of(label, sizeof(label), r);
 			struct sample_result s =
 				run_pair(r->impl, r->cipher == NO_CIPHER ? ARIA128 : r->cipher,
-					 W_BULK, 0, strcmp(r->dir, "c2s") == 0, streams, g_seconds,
+					 W_BULK, 0, strcmp(r->dir, "c2s") == 0, streams, secs,
 					 label);
 			if (!s.ok) {
 				fprintf(stderr, "  [%s] failed\n", label);
@@ -1421,22 +1441,32 @@ static void write_dats(const char *dir)
 	FILE *f;
 	if ((f = open_dat(dir, "bulk.dat", "bulk")) != NULL) {
 		fprintf(f, "# impl  ARIA-128-GCM_c2s ARIA-128-GCM_s2c ARIA-256-GCM_c2s "
-			   "ARIA-256-GCM_s2c  (Gbit/s)\n");
+			   "ARIA-256-GCM_s2c AES-128-GCM_c2s AES-128-GCM_s2c AES-256-GCM_c2s "
+			   "AES-256-GCM_s2c  (Gbit/s; tcp: no cipher, in both 128 columns)\n");
 		for (int i = 0; i < N_IMPLS; i++) {
-			enum cipher a = i == IMPL_TCP ? NO_CIPHER : ARIA128;
-			enum cipher b = ARIA256;
-			const struct row *r1 = find_row("bulk", (enum impl)i, a, "c2s", 0, 0);
-			if (r1 == NULL)
+			bool any = false;
+			for (int c = 0; c < N_CIPHERS; c++)
+				any = any || find_row("bulk", (enum impl)i,
+						      i == IMPL_TCP ? NO_CIPHER : (enum cipher)c,
+						      "c2s", 0, 0) != NULL;
+			if (!any)
 				continue;
-			fprintf(f, "%s %.3f %.3f", IMPL_NAMES[i], val(r1),
-				val(find_row("bulk", (enum impl)i, a, "s2c", 0, 0)));
-			/* Plain TCP has no cipher: one pair of bars only. */
-			if (i == IMPL_TCP)
-				fprintf(f, " - -\n");
-			else
-				fprintf(f, " %.3f %.3f\n",
-					val(find_row("bulk", (enum impl)i, b, "c2s", 0, 0)),
-					val(find_row("bulk", (enum impl)i, b, "s2c", 0, 0)));
+			fprintf(f, "%s", IMPL_NAMES[i]);
+			for (int c = 0; c < N_CIPHERS; c++) {
+				/* Plain TCP has no cipher: one pair of bars per figure. */
+				if (i == IMPL_TCP && (c == ARIA256 || c == AES256)) {
+					fprintf(f, " - -");
+					continue;
+				}
+				enum cipher ci = i == IMPL_TCP ? NO_CIPHER : (enum cipher)c;
+				const struct row *r1 = find_row("bulk", (enum impl)i, ci, "c2s", 0, 0);
+				const struct row *r2 = find_row("bulk", (enum impl)i, ci, "s2c", 0, 0);
+				if (r1 == NULL && r2 == NULL)
+					fprintf(f, " - -");
+				else
+					fprintf(f, " %.3f %.3f", val(r1), val(r2));
+			}
+			fprintf(f, "\n");
 		}
 		fclose(f);
 	}
@@ -1501,8 +1531,8 @@ static void usage(FILE *f)
 		"                   sotls-kernel only runs where the kernel takes both directions)\n"
 		"  --json           print the rows of the tests run as a JSON array on stdout\n"
 		"  --out-dir DIR    write DIR/results.json and DIR/*.dat for the plots\n"
-		"  --seconds N      measuring time per bulk row and round (default 2; small and\n"
-		"                   handshake rows take half)\n"
+		"  --seconds N      measuring time per row and round (default 2, bulk rows 1;\n"
+		"                   small and handshake rows take half of N)\n"
 		"  --rounds N       rounds; each row reports the median (default 3)\n"
 		"  --write-size N   bytes per application write in bulk (default 262144)\n"
 		"  --conns N        connections in the memory test (default 200)\n"
@@ -1539,7 +1569,7 @@ int main(int argc, char **argv)
 		case 'i': impls = optarg; break;
 		case 'j': json = true; break;
 		case 'o': out_dir = optarg; break;
-		case 's': g_seconds = atoi(optarg); break;
+		case 's': g_seconds = atoi(optarg); g_seconds_given = true; break;
 		case 'r': g_rounds = atoi(optarg); break;
 		case 'w': g_write_size = (size_t)atol(optarg); break;
 		case 'n': g_conns = atoi(optarg); break;
@@ -1573,19 +1603,23 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench: a sotls connection over loopback failed\n");
 		return 1;
 	}
-	if (g_want[IMPL_SOTLS_KERNEL]) {
+	bool any_kernel = false;
+	for (int c = 0; c < N_CIPHERS && g_want[IMPL_SOTLS_KERNEL]; c++) {
 		g_probing = true;
 		struct sample_result k =
-			run_pair(IMPL_SOTLS_KERNEL, ARIA128, W_NONE, 0, true, 1, 0, "probe");
+			run_pair(IMPL_SOTLS_KERNEL, (enum cipher)c, W_NONE, 0, true, 1, 0, "probe");
 		g_probing = false;
-		g_have_kernel = k.ok && k.info[0].tx_path == SOTLS_PATH_KERNEL &&
-				k.info[0].rx_path == SOTLS_PATH_KERNEL;
+		g_kernel_ok[c] = k.ok && k.info[0].tx_path == SOTLS_PATH_KERNEL &&
+				 k.info[0].rx_path == SOTLS_PATH_KERNEL;
+		any_kernel = any_kernel || g_kernel_ok[c];
 	}
+	g_have_kernel = g_kernel_ok[ARIA128];
 	fprintf(stderr,
 		"sotls-bench-tls: sotls %s, AEAD %s; OpenSSL %s; mbedTLS 2.28 record layer; "
 		"sotls-kernel %s\n",
 		sotls_version(), probe.info[0].aead_impl, OpenSSL_version(OPENSSL_VERSION),
 		g_have_kernel ? "available"
+		: any_kernel  ? "available for AES-GCM only (no gcm(aria) in this kernel)"
 			      : "not available here (kTLS needs the VM harness / a kernel path)");
 
 	if (has_item(tests, "bulk"))

@@ -1,7 +1,8 @@
 # Plots for sotls-bench-tls (bench/README.md explains each figure).
 #   gnuplot -e "dir='build/bench'" bench/plot.gnuplot
 # Reads dir/{bulk,small,handshake,memory,streams}.dat, written by
-# `sotls-bench-tls --out-dir dir`, and writes dir/tls-*.png. A missing .dat
+# `sotls-bench-tls --out-dir dir`, and writes dir/tls-*.png (bulk: tls-bulk.png
+# for ARIA-GCM, tls-bulk-aes.png for AES-GCM). A missing .dat
 # (test not run) just skips its figure.
 if (!exists("dir")) dir = "build/bench"
 if (!exists("stamp")) stamp = ""
@@ -40,6 +41,21 @@ if (have(f)) {
        '' using (barx(2,4)):($3*1.15):(fmt($3)) with labels font ",8" notitle, \
        '' using (barx(3,4)):($4*1.15):(fmt($4)) with labels font ",8" notitle, \
        '' using (barx(4,4)):($5*1.15):(fmt($5)) with labels font ",8" notitle
+  unset logscale y
+  set yrange [*:*]
+  # The same for AES-GCM (bulk.dat columns 6-9), in its own figure.
+  set output dir . "/tls-bulk-aes.png"
+  set title "Bulk throughput, AES-GCM, one TCP stream over loopback, 16 KiB records (log scale; median of rounds) " . stamp
+  set logscale y
+  set yrange [0.05:100]
+  plot f using 6:xtic(1) title "AES-128-GCM client->server (tcp: no cipher)" lc rgb "#2ca02c", \
+       '' using 7 title "AES-128-GCM server->client (tcp: no cipher)" lc rgb "#98df8a", \
+       '' using 8 title "AES-256-GCM client->server" lc rgb "#9467bd", \
+       '' using 9 title "AES-256-GCM server->client" lc rgb "#c5b0d5", \
+       '' using (barx(1,4)):($6*1.15):(fmt($6)) with labels font ",8" notitle, \
+       '' using (barx(2,4)):($7*1.15):(fmt($7)) with labels font ",8" notitle, \
+       '' using (barx(3,4)):($8*1.15):(fmt($8)) with labels font ",8" notitle, \
+       '' using (barx(4,4)):($9*1.15):(fmt($9)) with labels font ",8" notitle
   unset logscale y
   set yrange [*:*]
 }

@@ -10,7 +10,11 @@
  *
  * io_uring refused (seccomp: ENOSYS, EPERM) falls back to pread + send.
  *
- *   test_sendfile [--mode zc|send|pread|unix|nonblock|kernel|errors|noring] [--big]
+ * --mode ktls: only the whole connections, and kTLS must take both directions
+ * (the VM's stock kernel with --suite AES-128-GCM / AES-256-GCM).
+ *
+ *   test_sendfile [--mode zc|send|pread|unix|nonblock|kernel|ktls|errors|noring] [--big]
+ *                 [--suite S]   (default ECDHE-ECDSA-ARIA128-GCM-SHA256)
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -51,6 +55,10 @@ static int g_failures;
 
 static char g_cert[4096], g_key[1024];
 static char g_dir[256];
+/* --suite: what both sides offer (sotls_config_set_suites). */
+static const char *g_suite = "ECDHE-ECDSA-ARIA128-GCM-SHA256";
+/* --mode ktls: the client must have both directions in the kernel too. */
+static bool g_client_kk;
 
 /* ---- files ---------------------------------------------------------------- */
 
@@ -135,7 +143,7 @@ static struct sotls_config *cfg_new(enum sotls_role role, enum sotls_ktls_policy
 		sotls_config_set_cert_mem(cfg, g_cert, strlen(g_cert) + 1, g_key, strlen(g_key) + 1);
 	else
 		sotls_config_set_verify(cfg, SOTLS_VERIFY_NONE);
-	sotls_config_set_suites(cfg, "ECDHE-ECDSA-ARIA128-GCM-SHA256");
+	sotls_config_set_suites(cfg, g_suite);
 	sotls_config_set_ktls(cfg, ktls);
 	return cfg;
 }
@@ -284,6 +292,13 @@ static void run_conn(const char *name, int fds[2], bool nonblock, bool slow,
 	sotls_conn_new(cfg, fds[1], &c);
 	int rc = sotls_handshake(c);
 	CHECK(rc == 0, "%s: client handshake: %s", name, sotls_strerror(rc));
+	if (rc == 0 && g_client_kk) {
+		struct sotls_info ci;
+		sotls_get_info(c, &ci);
+		CHECK(ci.tx_path == SOTLS_PATH_KERNEL && ci.rx_path == SOTLS_PATH_KERNEL,
+		      "%s: client TX %s, RX %s, want the kernel both ways", name, ci.tx_reason,
+		      ci.rx_reason);
+	}
 	uint64_t h = rc == 0 ? client_recv(c, jobs, njobs, slow) : 0;
 	if (rc != 0)
 		shutdown(fds[1], SHUT_RDWR);
@@ -390,6 +405,8 @@ static void nonblocking(void)
 	unsetenv("SOTLS_SENDFILE");
 }
 
+static void ktls_conns(bool require);
+
 /* The kernel-path engines on a plain TCP socket: the bytes arrive as they are. */
 static void kernel_engines(void)
 {
@@ -455,12 +472,17 @@ static void kernel_engines(void)
 		close(fds[1]);
 	}
 	unsetenv("SOTLS_SENDFILE");
+	ktls_conns(false);
+}
 
-	/* Whole connections with TX in the kernel, where this kernel can: the
-	 * SPLICE path, sendfile(2) forced, and sendfile(2) on a non-blocking
-	 * socket. */
+/* Whole connections with TX in the kernel, where this kernel can (require:
+ * it must, both directions on both sides): the SPLICE path, sendfile(2)
+ * forced, and sendfile(2) on a non-blocking socket. */
+static void ktls_conns(bool require)
+{
 	static struct job jobs[64];
 	size_t n = build_jobs(jobs, false);
+	g_client_kk = require;
 	for (int k = 0; k < 3; k++) {
 		if (k == 1)
 			setenv("SOTLS_SENDFILE", "sendfile", 1);
@@ -470,6 +492,14 @@ static void kernel_engines(void)
 		const char *name = k == 0 ? "tcp ktls auto" : k == 1 ? "tcp ktls sendfile" : "tcp ktls nonblocking";
 		run_conn(name, fds, k == 2, false, SOTLS_KTLS_AUTO, jobs, n, NULL, &info);
 		unsetenv("SOTLS_SENDFILE");
+		if (require) {
+			printf("  %s: server TX %s, RX %s\n", info.suite,
+			       info.tx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace",
+			       info.rx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace");
+			CHECK(info.tx_path == SOTLS_PATH_KERNEL && info.rx_path == SOTLS_PATH_KERNEL,
+			      "%s %s: server TX %s, RX %s, want the kernel both ways", name,
+			      info.suite, info.tx_reason, info.rx_reason);
+		}
 		if (info.tx_path != SOTLS_PATH_KERNEL) {
 			printf("  (TX stayed in userspace: %s)\n", info.tx_reason);
 			break;
@@ -664,8 +694,10 @@ int main(int argc, char **argv)
 			mode = argv[++i];
 		else if (strcmp(argv[i], "--big") == 0)
 			big = true;
+		else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc)
+			g_suite = argv[++i];
 		else {
-			fprintf(stderr, "usage: test_sendfile [--mode M] [--big]\n");
+			fprintf(stderr, "usage: test_sendfile [--mode M] [--big] [--suite S]\n");
 			return 2;
 		}
 	}
@@ -693,6 +725,8 @@ int main(int argc, char **argv)
 		nonblocking();
 	else if (strcmp(mode, "kernel") == 0)
 		kernel_engines();
+	else if (strcmp(mode, "ktls") == 0)
+		ktls_conns(true);
 	else if (strcmp(mode, "errors") == 0)
 		errors();
 	else if (strcmp(mode, "noring") == 0) {

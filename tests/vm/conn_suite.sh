@@ -4,12 +4,27 @@
 # examples over loopback with --ktls auto / require and the test-only
 # SOTLS_KTLS_FORCE_USERSPACE, checking the paths and reasons they print.
 #   conn_suite.sh kernel   aria_generic.ko loaded: kTLS takes ARIA
-#   conn_suite.sh stock    kTLS without ARIA: fallback with the reason
+#   conn_suite.sh stock    kTLS without ARIA: fallback with the reason; and
+#                          AES-GCM in the kernel: sotls_sendfile over kTLS TX
+#                          (test_sendfile --mode ktls, when it is in /bin)
 mode=$1
 fail=0
 say() { echo "conn_suite: $*"; }
 
 ktls_conn_test --expect "$mode" || fail=1
+
+# sotls_sendfile with an AES suite, both directions in the kernel on both
+# sides: io_uring SPLICE, sendfile(2) forced, sendfile(2) non-blocking.
+if [ "$mode" = stock ] && command -v test_sendfile >/dev/null 2>&1; then
+	for s in AES-128-GCM AES-256-GCM; do
+		if test_sendfile --mode ktls --suite "$s"; then
+			say "ok: sendfile over kTLS TX, $s"
+		else
+			say "FAIL: sendfile over kTLS TX, $s"
+			fail=1
+		fi
+	done
+fi
 
 rm -f /tmp/port
 sotls-echo-server --port 0 --port-file /tmp/port --cipher ARIA-256-GCM >/tmp/server.log 2>&1 &
