@@ -184,12 +184,20 @@ static void run_side(const struct tcase *t, int fd, int server)
 	check(path_matches(&in, exp), "%s %s: TX %s (%s), RX %s (%s), AEAD %s", t->name, who,
 	      path_str(in.tx_path), in.tx_reason, path_str(in.rx_path), in.rx_reason, in.aead_impl);
 	if (t->reason != NULL) {
+		/* A peer that fails its own handshake (require) may already have
+		 * closed when this side attaches the ULP: then the reason is, rightly,
+		 * the closed socket rather than the cipher. */
+		const int peer_fails = server ? t->c_hs != 0 : t->s_hs != 0;
+		const char *closed = "not an established TCP connection";
 		int ok = 1;
-		if (in.tx_path == SOTLS_PATH_USERSPACE && strstr(in.tx_reason, t->reason) == NULL)
+		if (in.tx_path == SOTLS_PATH_USERSPACE && strstr(in.tx_reason, t->reason) == NULL &&
+		    !(peer_fails && strstr(in.tx_reason, closed) != NULL))
 			ok = 0;
-		if (in.rx_path == SOTLS_PATH_USERSPACE && strstr(in.rx_reason, t->reason) == NULL)
+		if (in.rx_path == SOTLS_PATH_USERSPACE && strstr(in.rx_reason, t->reason) == NULL &&
+		    !(peer_fails && strstr(in.rx_reason, closed) != NULL))
 			ok = 0;
-		check(ok, "%s %s: userspace reason contains \"%s\"", t->name, who, t->reason);
+		check(ok, "%s %s: userspace reason contains \"%s\"%s", t->name, who, t->reason,
+		      peer_fails ? " (or the peer already closed)" : "");
 	}
 	heap_grew = heap1 - heap0;
 	measure = t->inject == INJ_NONE;
