@@ -1245,7 +1245,7 @@ static void test_handshake(void)
 				r->cert = (enum certkind)c;
 				if (TLS_IMPLS[i] == IMPL_SOTLS || TLS_IMPLS[i] == IMPL_SOTLS_KERNEL)
 					snprintf(r->note, sizeof(r->note),
-						 "ECDHE group: sotls default (mbedTLS order)");
+						 "ECDHE group: sotls default (P-256 first)");
 				else
 					snprintf(r->note, sizeof(r->note), "ECDHE group: P-256");
 			}
