@@ -181,23 +181,9 @@ def sotls_lines(out):
 
 # ---- tests ------------------------------------------------------------------
 
-def client_vs_s_server(env, suite):
-    """sotls client <-> openssl s_server: BULK bytes each way, close_notify both ways."""
-    iana, kt = SUITES[suite]
-    cert, key, ca = env.certs(kt)
-    to_client = env.data('to-client', BULK)
-    to_server = env.data('to-server', BULK)
-    port = free_port()
-    srv_out = open(env.path('s_server.out'), 'wb')
-    # -quiet: raw data on stdin/stdout, no command letters. Stdin stays
-    # open until the end so s_server never sees EOF.
-    srv = env.spawn([env.a.openssl, 's_server', '-accept', str(port), '-tls1_2',
-                     '-cipher', suite, '-cert', cert, '-key', key, '-naccept', '1', '-quiet'],
-                    stdin=subprocess.PIPE, stdout=srv_out)
-    wait_listening(port, srv)
-    cli = env.spawn([env.a.peer, 'client', '--port', str(port), '--verify', '--ca', ca,
-                     '--servername', 'localhost', '--cipher', iana, '--send', to_server,
-                     '--expect', str(BULK), '--recv', env.path('client.in')])
+def converse_with_s_server(srv, srv_out, cli, to_client):
+    """Feeds to_client to openssl s_server's stdin while the sotls client runs;
+    returns the client's sotls lines once both have finished."""
     with open(to_client, 'rb') as f:
         data = f.read()
 
@@ -217,6 +203,27 @@ def client_vs_s_server(env, suite):
         srv_out.close()
     text = sotls_lines(out)
     print(text, err.decode(errors='replace'))
+    return text
+
+
+def client_vs_s_server(env, suite):
+    """sotls client <-> openssl s_server: BULK bytes each way, close_notify both ways."""
+    iana, kt = SUITES[suite]
+    cert, key, ca = env.certs(kt)
+    to_client = env.data('to-client', BULK)
+    to_server = env.data('to-server', BULK)
+    port = free_port()
+    srv_out = open(env.path('s_server.out'), 'wb')
+    # -quiet: raw data on stdin/stdout, no command letters. Stdin stays
+    # open until the end so s_server never sees EOF.
+    srv = env.spawn([env.a.openssl, 's_server', '-accept', str(port), '-tls1_2',
+                     '-cipher', suite, '-cert', cert, '-key', key, '-naccept', '1', '-quiet'],
+                    stdin=subprocess.PIPE, stdout=srv_out)
+    wait_listening(port, srv)
+    cli = env.spawn([env.a.peer, 'client', '--port', str(port), '--verify', '--ca', ca,
+                     '--servername', 'localhost', '--cipher', iana, '--send', to_server,
+                     '--expect', str(BULK), '--recv', env.path('client.in')])
+    text = converse_with_s_server(srv, srv_out, cli, to_client)
     check('HANDSHAKE ' + iana in text, 'wrong or no suite: ' + text)
     check('END close_notify' in text, 'no close_notify from s_server: ' + text)
     check(cli.returncode == 0, 'sotls client failed')
@@ -319,25 +326,7 @@ def client_default_vs_plain_s_server(env, kt):
     cli = env.spawn([env.a.peer, 'client', '--port', str(port), '--verify', '--ca', ca,
                      '--servername', 'localhost', '--send', to_server,
                      '--expect', str(size), '--recv', env.path('client.in')])
-    with open(to_client, 'rb') as f:
-        data = f.read()
-
-    def feed():
-        try:
-            srv.stdin.write(data)
-            srv.stdin.flush()
-        except BrokenPipeError:
-            pass
-    t = threading.Thread(target=feed)
-    t.start()
-    out, err = cli.communicate(timeout=TIMEOUT)
-    t.join()
-    try:
-        srv.wait(timeout=30)
-    finally:
-        srv_out.close()
-    text = sotls_lines(out)
-    print(text, err.decode(errors='replace'))
+    text = converse_with_s_server(srv, srv_out, cli, to_client)
     check('HANDSHAKE ' + iana + ' ' in text, 'sotls negotiated another suite: ' + text)
     check('END close_notify' in text, 'no close_notify from s_server: ' + text)
     check(cli.returncode == 0, 'sotls client failed')
