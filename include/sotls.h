@@ -323,6 +323,11 @@ struct sotls_info {
 	 * "io_uring-splice", "sendfile" (kernel TX); and why that one. */
 	const char *sendfile_path;
 	const char *sendfile_reason;
+	/* Memory sotls_sendfile holds for its record buffers (userspace TX):
+	 * 2 x 68 KiB from the first call, growing under SEND_ZC while the
+	 * kernel still holds every buffer (data in flight) up to 64 x 68 KiB;
+	 * 0 before any call. */
+	size_t sendfile_buffer_bytes;
 };
 
 /* Fills *info. Before the handshake completes the strings are "" (paths

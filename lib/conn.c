@@ -373,6 +373,7 @@ SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info
 	info->peer_alert = -1;
 	info->sendfile_path = sotls_io_path(c->io);
 	info->sendfile_reason = sotls_io_reason(c->io);
+	info->sendfile_buffer_bytes = sotls_io_buffer_bytes(c->io);
 	if (c->suite == NULL)
 		return 0;
 	info->suite = c->suite->iana;

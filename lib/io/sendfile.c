@@ -15,14 +15,39 @@
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "sotls.h"
 
-#define GROUPS 2
-#define GROUP_RECORDS 8
+/*
+ * A group is a run of records read, sealed and sent together. Two groups
+ * alternate while sends complete at once. A SEND_ZC buffer, though, stays
+ * the kernel's until the peer has acknowledged its bytes (the notification
+ * comes after the ACK), so the groups bound what is in flight to one round
+ * trip: two would cap a 50 ms path at 2.6 MB/s. The pool therefore grows,
+ * one group at a time, whenever every group waits only for its notification,
+ * up to GROUPS_MAX: 4 MiB in flight, the most tcp_wmem lets a socket queue
+ * by default. Memory follows the path: only a long, fast one fills them.
+ */
+#define GROUPS_MIN 2
+#define GROUPS_MAX 64
+#define GROUP_RECORDS 4
 #define REC_STRIDE (SOTLS_REC_OVERHEAD + SOTLS_REC_MAX_PLAINTEXT)
 #define GROUP_BYTES (GROUP_RECORDS * REC_STRIDE)
+#define PAGE 4096
+/* Each group's records may start anywhere in its first page (see
+ * group_place), so a group spans one page more than its records. */
+#define GROUP_SPAN (GROUP_BYTES + PAGE)
+/*
+ * The kernel copies file pages with rep movsb, which on some CPUs (AMD Zen
+ * measured here) runs 3-4x slower when the destination is less than ~32
+ * bytes ahead of the source modulo 4 KiB. A record's plaintext sits 13
+ * bytes into it, so a buffer laid out from a page boundary hits exactly that
+ * for page-aligned file offsets. Each group is placed so that its first
+ * plaintext lands this far past the file offset modulo the page instead.
+ */
+#define COPY_SKEW 64
 #define RING_ENTRIES 16
 #define PIPE_CHUNK (256 * 1024)
 
@@ -40,17 +65,19 @@
 #define PATH_SPLICE "io_uring-splice"
 #define PATH_SENDFILE "sendfile"
 
-/* user_data: kind << 8 | group << 4 | record index */
+/* user_data: kind << 16 | group << 8 | record index */
 enum { UD_READ = 1, UD_SEND = 2, UD_SPLICE_IN = 3, UD_SPLICE_OUT = 4 };
-#define UD(kind, g, i) ((uint64_t)(kind) << 8 | (uint64_t)(g) << 4 | (uint64_t)(i))
+#define UD(kind, g, i) ((uint64_t)(kind) << 16 | (uint64_t)(g) << 8 | (uint64_t)(i))
 
 enum mode { MODE_NONE, MODE_ZC, MODE_SEND, MODE_PREAD };
 
 struct group {
-	uint8_t *base;
+	uint8_t *mem;  /* its own mapping, GROUP_SPAN bytes: registered buffer gi */
+	uint8_t *base; /* its first record, see group_place */
 	unsigned reads_pending;
 	int read_res[GROUP_RECORDS];
 	bool send_pending;  /* the send's own CQE has not come */
+	bool unsettled;	    /* settle() has yet to push what the send left */
 	bool notif_pending; /* SEND_ZC: the buffer is still the kernel's */
 	int send_res;
 	size_t send_len; /* wire bytes of the send */
@@ -61,14 +88,13 @@ struct sotls_io {
 	enum mode mode;
 	const char *path, *reason;
 	bool have_ring, bufs_registered, can_splice;
+	bool can_grow; /* the registered table has free slots (sparse) */
 	bool zc_forced;	     /* SOTLS_SENDFILE=zc: never leave SEND_ZC */
 	bool zc_report;	     /* ask the kernel whether zero copy happened */
 	bool zc_copied;	     /* it said it copied anyway (loopback, no SG) */
 	struct io_uring ring;
-	uint8_t *mem;
-	size_t mem_len;
-	unsigned cur;
-	struct group g[GROUPS];
+	unsigned ngroups, cur;
+	struct group g[GROUPS_MAX];
 	int pipefd[2];
 	/* kernel path counters for the splice chunks */
 	int splice_in_res, splice_out_res;
@@ -129,13 +155,60 @@ static bool ring_up(struct sotls_io *io)
 {
 	if (io->have_ring)
 		return true;
-	int rc = io_uring_queue_init(RING_ENTRIES, &io->ring, 0);
+	int rc = io_uring_queue_init(RING_ENTRIES, &io->ring, IORING_SETUP_COOP_TASKRUN);
+	if (rc == -EINVAL)
+		rc = io_uring_queue_init(RING_ENTRIES, &io->ring, 0);
 	if (rc < 0) {
 		io->reason = ring_failure(-rc);
 		return false;
 	}
 	io->have_ring = true;
 	return true;
+}
+
+/* Maps one more group; registers it too once the table is up. */
+static int group_add(struct sotls_io *io)
+{
+	if (io->ngroups >= GROUPS_MAX)
+		return -ENOSPC;
+	/* mmap, not malloc: on free the pages are unmapped, never handed out
+	 * again while a zero-copy send may still hold them. */
+	void *m = mmap(NULL, GROUP_SPAN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		       0);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	unsigned gi = io->ngroups;
+	if (io->bufs_registered) {
+		struct iovec iov = {m, GROUP_SPAN};
+		int rc = io_uring_register_buffers_update_tag(&io->ring, gi, &iov, NULL, 1);
+		if (rc < 0) {
+			munmap(m, GROUP_SPAN);
+			return rc;
+		}
+	}
+	memset(&io->g[gi], 0, sizeof(io->g[gi]));
+	io->g[gi].mem = m;
+	io->ngroups++;
+	return 0;
+}
+
+/* Registers the groups as fixed buffers, group gi at index gi, in a table
+ * with room to grow; kernels before 5.13 get a fixed table of what is. */
+static int register_groups(struct sotls_io *io)
+{
+	struct iovec iov[GROUPS_MAX];
+	for (unsigned i = 0; i < io->ngroups; i++)
+		iov[i] = (struct iovec){io->g[i].mem, GROUP_SPAN};
+	if (io_uring_register_buffers_sparse(&io->ring, GROUPS_MAX) == 0) {
+		int rc = io_uring_register_buffers_update_tag(&io->ring, 0, iov, NULL, io->ngroups);
+		if (rc < 0) {
+			(void)io_uring_unregister_buffers(&io->ring);
+			return rc;
+		}
+		io->can_grow = true;
+		return 0;
+	}
+	return io_uring_register_buffers(&io->ring, iov, io->ngroups);
 }
 
 static void set_mode(struct sotls_io *io, enum mode m, const char *reason)
@@ -148,18 +221,9 @@ static void set_mode(struct sotls_io *io, enum mode m, const char *reason)
 /* Userspace path set-up: buffers, ring, probe, registration. */
 static int user_setup(struct sotls_io *io)
 {
-	if (io->mem == NULL) {
-		/* mmap, not malloc: on free the pages are unmapped, never handed
-		 * out again while a zero-copy send may still hold them. */
-		io->mem_len = ((size_t)GROUPS * GROUP_BYTES + 4095) & ~(size_t)4095;
-		void *m = mmap(NULL, io->mem_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			       -1, 0);
-		if (m == MAP_FAILED)
+	while (io->ngroups < GROUPS_MIN)
+		if (group_add(io) != 0)
 			return SOTLS_ERR_OUT_OF_MEMORY;
-		io->mem = m;
-		for (unsigned i = 0; i < GROUPS; i++)
-			io->g[i].base = io->mem + (size_t)i * GROUP_BYTES;
-	}
 	const char *f = forced();
 	if (strcmp(f, "pread") == 0) {
 		set_mode(io, MODE_PREAD, "pread + send: forced by SOTLS_SENDFILE=pread");
@@ -181,8 +245,7 @@ static int user_setup(struct sotls_io *io)
 		return 0;
 	}
 	if (!io->bufs_registered) {
-		struct iovec iov = {io->mem, io->mem_len};
-		int rc = io_uring_register_buffers(&io->ring, &iov, 1);
+		int rc = register_groups(io);
 		if (rc < 0) {
 			set_mode(io, MODE_PREAD,
 				 rc == -ENOMEM ? "io_uring buffer registration failed (ENOMEM: "
@@ -210,9 +273,9 @@ static int user_setup(struct sotls_io *io)
 
 static void handle_cqe(struct sotls_io *io, const struct io_uring_cqe *cqe)
 {
-	unsigned kind = (unsigned)(cqe->user_data >> 8);
-	unsigned gi = (unsigned)(cqe->user_data >> 4) & 15;
-	unsigned idx = (unsigned)cqe->user_data & 15;
+	unsigned kind = (unsigned)(cqe->user_data >> 16);
+	unsigned gi = (unsigned)(cqe->user_data >> 8) & 255;
+	unsigned idx = (unsigned)cqe->user_data & 255;
 
 	if (kind == UD_SPLICE_IN) {
 		io->splice_in_res = cqe->res;
@@ -224,7 +287,7 @@ static void handle_cqe(struct sotls_io *io, const struct io_uring_cqe *cqe)
 		io->splice_pending--;
 		return;
 	}
-	if (gi >= GROUPS)
+	if (gi >= io->ngroups)
 		return;
 	struct group *g = &io->g[gi];
 	if (kind == UD_READ && idx < GROUP_RECORDS) {
@@ -275,9 +338,41 @@ static int submit(struct sotls_io *io)
 
 /* ---- the userspace path ----------------------------------------------- */
 
+/* Places group gi's records for a read from file offset at (COPY_SKEW). */
+static void group_place(struct sotls_io *io, unsigned gi, off_t at)
+{
+	size_t lead = SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
+	size_t skew = ((size_t)at + COPY_SKEW + PAGE - lead) % PAGE;
+	io->g[gi].base = io->g[gi].mem + skew;
+}
+
 static uint8_t *rec_at(struct group *g, unsigned i)
 {
 	return g->base + (size_t)i * REC_STRIDE;
+}
+
+/* pread path: one preadv(2) for the whole group, retried on EINTR. A short
+ * read (end of file) leaves the records past it short or empty. */
+static void preadv_group(struct group *g, int file_fd, off_t off, size_t want, unsigned nrec)
+{
+	struct iovec iov[GROUP_RECORDS];
+	size_t len[GROUP_RECORDS];
+	for (unsigned i = 0; i < nrec; i++) {
+		size_t rest = want - (size_t)i * SOTLS_REC_MAX_PLAINTEXT;
+		len[i] = rest < SOTLS_REC_MAX_PLAINTEXT ? rest : SOTLS_REC_MAX_PLAINTEXT;
+		iov[i].iov_base = rec_at(g, i) + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
+		iov[i].iov_len = len[i];
+	}
+	ssize_t n;
+	do
+		n = preadv(file_fd, iov, (int)nrec, off);
+	while (n < 0 && errno == EINTR);
+	size_t got = n > 0 ? (size_t)n : 0;
+	for (unsigned i = 0; i < nrec; i++) {
+		size_t take = got < len[i] ? got : len[i];
+		g->read_res[i] = n < 0 && i == 0 ? -errno : (int)take;
+		got -= take;
+	}
 }
 
 /* Reads nrec records' plaintext from off; read_res[] gets each result. */
@@ -285,41 +380,24 @@ static int read_group(struct sotls_io *io, unsigned gi, int file_fd, off_t off, 
 		      unsigned nrec)
 {
 	struct group *g = &io->g[gi];
+	if (io->mode == MODE_PREAD) {
+		preadv_group(g, file_fd, off, want, nrec);
+		return 0;
+	}
 	for (unsigned i = 0; i < nrec; i++) {
 		size_t len = want - (size_t)i * SOTLS_REC_MAX_PLAINTEXT;
 		if (len > SOTLS_REC_MAX_PLAINTEXT)
 			len = SOTLS_REC_MAX_PLAINTEXT;
-		uint8_t *dst = rec_at(g, i) + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
-		off_t at = off + (off_t)i * SOTLS_REC_MAX_PLAINTEXT;
-		if (io->mode == MODE_PREAD) {
-			size_t got = 0;
-			int res = 0;
-			while (got < len) {
-				ssize_t n = pread(file_fd, dst + got, len - got, at + (off_t)got);
-				if (n < 0 && errno == EINTR)
-					continue;
-				if (n < 0) {
-					res = -errno;
-					break;
-				}
-				if (n == 0)
-					break;
-				got += (size_t)n;
-			}
-			g->read_res[i] = res < 0 && got == 0 ? res : (int)got;
-			if (got < len)
-				break; /* the rest is not needed: this one is the last */
-			continue;
-		}
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
 		if (sqe == NULL)
 			return -EBUSY;
-		io_uring_prep_read_fixed(sqe, file_fd, dst, (unsigned)len, (uint64_t)at, 0);
+		io_uring_prep_read_fixed(sqe, file_fd,
+					 rec_at(g, i) + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE,
+					 (unsigned)len, (uint64_t)(off + (off_t)i * SOTLS_REC_MAX_PLAINTEXT),
+					 (int)gi);
 		io_uring_sqe_set_data64(sqe, UD(UD_READ, gi, i));
 		g->reads_pending++;
 	}
-	if (io->mode == MODE_PREAD)
-		return 0;
 	int rc = submit(io);
 	while (rc == 0 && g->reads_pending > 0)
 		rc = reap(io, true);
@@ -363,11 +441,12 @@ static int start_send(struct sotls_io *io, unsigned gi, int sock, bool nonblock)
 		return -EBUSY;
 	if (io->mode == MODE_ZC)
 		io_uring_prep_send_zc_fixed(sqe, sock, g->base, g->send_len, flags,
-					    io->zc_report ? IORING_SEND_ZC_REPORT_USAGE : 0, 0);
+					    io->zc_report ? IORING_SEND_ZC_REPORT_USAGE : 0, gi);
 	else
 		io_uring_prep_send(sqe, sock, g->base, g->send_len, flags);
 	io_uring_sqe_set_data64(sqe, UD(UD_SEND, gi, 0));
 	g->send_pending = true;
+	g->unsettled = true;
 	g->notif_pending = false;
 	return submit(io);
 }
@@ -404,7 +483,30 @@ static int settle(struct sotls_io *io, struct sotls_record *r, int sock, bool no
 		if (r->tx_tail != before)
 			*blocked = true;
 	}
+	g->unsettled = false; /* all sent, or copied into the record layer */
 	return 0;
+}
+
+/* The group to fill next: a free one, oldest first; else, on SEND_ZC, a new
+ * one when the oldest waits only for its notification; else the oldest, to
+ * wait for. */
+static unsigned pick_group(struct sotls_io *io)
+{
+	if (io->have_ring)
+		(void)reap(io, false);
+	for (unsigned k = 0; k < io->ngroups; k++) {
+		unsigned gi = (io->cur + k) % io->ngroups;
+		const struct group *g = &io->g[gi];
+		if (!g->send_pending && !g->unsettled && !g->notif_pending)
+			return gi;
+	}
+	const struct group *oldest = &io->g[io->cur];
+	if (io->mode == MODE_ZC && io->can_grow && !oldest->send_pending && !oldest->unsettled) {
+		if (group_add(io) == 0)
+			return io->ngroups - 1;
+		io->can_grow = false; /* out of memory or of RLIMIT_MEMLOCK */
+	}
+	return io->cur;
 }
 
 ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, int sock,
@@ -440,14 +542,14 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 	int file_errno = 0, rc = 0;
 
 	while (!blocked && !eof && submitted < count && rc == 0) {
-		unsigned gi = io->cur;
-		struct group *g = &io->g[gi];
 		if (io->mode == MODE_ZC && io->zc_copied && !io->zc_forced)
 			/* Zero copy costs more than a copy when the kernel copies
 			 * anyway (loopback peers, devices without scatter-gather). */
 			set_mode(io, MODE_SEND,
 				 "io_uring READ_FIXED + SEND: SEND_ZC reported that the kernel "
 				 "copied anyway (loopback or no scatter-gather)");
+		unsigned gi = pick_group(io);
+		struct group *g = &io->g[gi];
 		/* The group's buffers are free once its send and its zero-copy
 		 * notification are back. */
 		while (rc == 0 && (g->send_pending || g->notif_pending))
@@ -467,6 +569,7 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 			if (nrec > fit)
 				nrec = fit > 0 ? fit : 1;
 		}
+		group_place(io, gi, off + (off_t)submitted);
 		rc = read_group(io, gi, file_fd, off + (off_t)submitted, want, (unsigned)nrec);
 		if (rc != 0) {
 			rc = sotls_record_fail_syscall(r, -rc);
@@ -534,7 +637,7 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 		} else {
 			prev = g;
 		}
-		io->cur = (gi + 1) % GROUPS;
+		io->cur = (gi + 1) % io->ngroups;
 	}
 	if (prev != NULL && r->err == 0) {
 		int w = 0;
@@ -738,6 +841,11 @@ const char *sotls_io_reason(const struct sotls_io *io)
 	return io == NULL ? "" : io->reason;
 }
 
+size_t sotls_io_buffer_bytes(const struct sotls_io *io)
+{
+	return io == NULL ? 0 : (size_t)io->ngroups * GROUP_SPAN;
+}
+
 void sotls_io_free(struct sotls_io *io)
 {
 	if (io == NULL)
@@ -746,8 +854,8 @@ void sotls_io_free(struct sotls_io *io)
 		(void)reap(io, false);
 		io_uring_queue_exit(&io->ring);
 	}
-	if (io->mem != NULL)
-		munmap(io->mem, io->mem_len);
+	for (unsigned i = 0; i < io->ngroups; i++)
+		munmap(io->g[i].mem, GROUP_SPAN);
 	if (io->pipefd[0] >= 0) {
 		close(io->pipefd[0]);
 		close(io->pipefd[1]);

@@ -3,15 +3,16 @@
  * created on the first call and sized small.
  *
  * Userspace TX path (sotls's record layer seals):
- *   zc     io_uring: IORING_OP_READ_FIXED of up to 8 records into registered
+ *   zc     io_uring: IORING_OP_READ_FIXED of up to 4 records into registered
  *          buffers laid out as records [header | explicit nonce | plaintext |
  *          tag] back to back, seal in place, one IORING_OP_SEND_ZC (fixed
- *          buffer) for the whole group. Two groups alternate, so the file is
- *          read into one while the other is on its way; a group is reused
- *          only after its zero-copy notification (IORING_CQE_F_NOTIF).
+ *          buffer) for the whole group. Groups take turns, so the file is
+ *          read into one while another is on its way; a group is reused
+ *          only after its zero-copy notification (IORING_CQE_F_NOTIF), and
+ *          more groups are added while all wait for theirs (sendfile.c).
  *   send   the same with IORING_OP_SEND (the kernel has no SEND_ZC, or the
  *          socket refuses it: AF_UNIX).
- *   pread  pread(2) + send(2) into the same buffers, when io_uring is
+ *   pread  preadv(2) + send(2) into the same buffers, when io_uring is
  *          unavailable (ENOSYS, sysctl kernel.io_uring_disabled, seccomp).
  * Kernel TX path (kTLS seals):
  *   splice io_uring IORING_OP_SPLICE file -> pipe -> socket.
@@ -52,6 +53,9 @@ ssize_t sotls_io_sendfile_kernel(struct sotls_io **iop, int sock, int file_fd, o
 /* The path last used ("io_uring-send-zc", ...) and why; "" before any. */
 const char *sotls_io_path(const struct sotls_io *io);
 const char *sotls_io_reason(const struct sotls_io *io);
+
+/* Bytes of record buffers held (they grow under SEND_ZC); 0 for NULL. */
+size_t sotls_io_buffer_bytes(const struct sotls_io *io);
 
 /* Frees the state. Buffers that zero-copy sends may still reference are
  * unmapped, never reused, so data already queued stays intact. NULL is ok. */

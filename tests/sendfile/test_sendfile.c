@@ -13,7 +13,10 @@
  * --mode ktls: only the whole connections, and kTLS must take both directions
  * (the VM's stock kernel with --suite AES-128-GCM / AES-256-GCM).
  *
- *   test_sendfile [--mode zc|send|pread|unix|nonblock|kernel|ktls|errors|noring] [--big]
+ * --mode inflight: SEND_ZC behind a slow link must grow its buffer pool.
+ *
+ *   test_sendfile [--mode zc|send|pread|unix|nonblock|kernel|ktls|errors|noring|inflight]
+ *                 [--big]
  *                 [--suite S]   (default ECDHE-ECDSA-ARIA128-GCM-SHA256)
  */
 #include <arpa/inet.h>
@@ -30,6 +33,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -366,6 +370,50 @@ static void user_mode(const char *mode, bool big)
 	unsetenv("SOTLS_SENDFILE");
 }
 
+/*
+ * --mode inflight: a SEND_ZC buffer stays the kernel's until the peer has
+ * acknowledged its bytes. Behind a slow link (a tbf qdisc on lo, in a network
+ * namespace of the test's own) every group waits for its notification at
+ * once, and the pool must grow rather than cap what is in flight at two
+ * groups. Needs CAP_SYS_ADMIN and CAP_NET_ADMIN, ip and tc; false (skip)
+ * without them.
+ */
+static bool inflight(void)
+{
+	if (unshare(CLONE_NEWNET) != 0) {
+		printf("SKIP: unshare(CLONE_NEWNET): %s\n", strerror(errno));
+		return false;
+	}
+	if (system("ip link set lo up && "
+		   "tc qdisc add dev lo root tbf rate 400mbit burst 256kb latency 100ms") != 0) {
+		printf("SKIP: no tbf qdisc on lo (ip, tc)\n");
+		return false;
+	}
+	struct tfile *f = NULL;
+	for (size_t i = 0; i < g_nfiles; i++)
+		if (g_files[i].size == (1u << 20) + 3)
+			f = &g_files[i];
+	setenv("SOTLS_SENDFILE", "zc", 1);
+	struct job one = {f, 0, 1}, jobs[8];
+	for (size_t i = 0; i < 8; i++)
+		jobs[i] = (struct job){f, (off_t)i, f->size};
+	int fds[2];
+	struct sotls_info small, slow;
+	tcp_pair(fds);
+	run_conn("tcp zc, 1 byte", fds, false, false, SOTLS_KTLS_OFF, &one, 1, "io_uring-send-zc",
+		 &small);
+	tcp_pair(fds);
+	run_conn("tcp zc behind tbf 400mbit", fds, false, false, SOTLS_KTLS_OFF, jobs, 8,
+		 "io_uring-send-zc", &slow);
+	printf("record buffers: %zu bytes at first, %zu behind the slow link\n",
+	       small.sendfile_buffer_bytes, slow.sendfile_buffer_bytes);
+	CHECK(small.sendfile_buffer_bytes > 0, "no buffers reported");
+	CHECK(slow.sendfile_buffer_bytes >= 4 * small.sendfile_buffer_bytes,
+	      "the pool did not grow: %zu bytes", slow.sendfile_buffer_bytes);
+	unsetenv("SOTLS_SENDFILE");
+	return true;
+}
+
 static void unix_socket(void)
 {
 	static struct job jobs[64];
@@ -688,7 +736,7 @@ static void errors(void)
 int main(int argc, char **argv)
 {
 	const char *mode = "zc";
-	bool big = false;
+	bool big = false, skipped = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--mode") == 0 && i + 1 < argc)
 			mode = argv[++i];
@@ -729,6 +777,8 @@ int main(int argc, char **argv)
 		ktls_conns(true);
 	else if (strcmp(mode, "errors") == 0)
 		errors();
+	else if (strcmp(mode, "inflight") == 0)
+		skipped = !inflight();
 	else if (strcmp(mode, "noring") == 0) {
 		no_ring(ENOSYS, "ENOSYS");
 		no_ring(EPERM, "EPERM");
@@ -744,5 +794,7 @@ int main(int argc, char **argv)
 	}
 	rmdir(g_dir);
 	printf("%s: %d failure(s)\n", mode, g_failures);
+	if (g_failures == 0 && skipped)
+		return 77;
 	return g_failures == 0 ? 0 : 1;
 }
