@@ -8,6 +8,11 @@
  *                               loopback: SEND, once SEND_ZC reports that
  *                               the kernel copied anyway)
  *   sotls read + sotls_send     the naive loop: read(2) 256 KiB, sotls_send
+ *   sotls_send, no file read    the floor: sotls_send of one resident 256 KiB
+ *                               buffer, over and over. No path that reads the
+ *                               file and sends through loopback TCP can cost
+ *                               less: on loopback the kernel copies even
+ *                               SEND_ZC's pages when it delivers them.
  *   OpenSSL read + SSL_write    the same loop with OpenSSL's libssl
  *
  * Method. The file (--size MiB, default 256) is made once and read once, so
@@ -25,13 +30,16 @@
  * ends put TX/RX in the kernel and the kernel path is measured instead:
  * io_uring SPLICE file -> pipe -> socket, sendfile(2), and read + sotls_send.
  *
- *   sotls-bench-sendfile [--size MiB] [--runs N] [--json] [--ktls]
+ * --only KEY runs one method (its JSON key, e.g. sendfile_zc), for profiling.
+ *
+ *   sotls-bench-sendfile [--size MiB] [--runs N] [--json] [--ktls] [--only KEY]
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -55,21 +63,23 @@
 #define CHUNK (256 * 1024)
 
 static char g_cert[4096], g_key[1024];
+static bool g_pin;
 
 enum method {
-	M_ZC, M_SEND, M_PREAD, M_AUTO, M_NAIVE, M_OPENSSL,
+	M_ZC, M_SEND, M_PREAD, M_AUTO, M_NAIVE, M_FLOOR, M_OPENSSL,
 	M_KSPLICE, M_KSENDFILE, M_KNAIVE, /* --ktls: TX in the kernel */
 	M_COUNT
 };
 #define M_USER_COUNT M_KSPLICE
 static const char *const NAMES[M_COUNT] = {
 	"sotls sendfile, zero copy", "sotls sendfile, SEND",   "sotls sendfile, pread",
-	"sotls sendfile, default",   "sotls read + sotls_send", "OpenSSL read + SSL_write",
+	"sotls sendfile, default",   "sotls read + sotls_send", "sotls_send, no file read",
+	"OpenSSL read + SSL_write",
 	"kTLS sendfile, io_uring SPLICE", "kTLS sendfile, sendfile(2)", "kTLS read + sotls_send",
 };
 static const char *const KEYS[M_COUNT] = {
 	"sendfile_zc",	    "sendfile_send",	 "sendfile_pread",    "sendfile_default",
-	"naive_sotls_send", "openssl_ssl_write", "ktls_splice",	      "ktls_sendfile",
+	"naive_sotls_send", "floor_sotls_send_no_read", "openssl_ssl_write", "ktls_splice",	      "ktls_sendfile",
 	"ktls_naive_send",
 };
 
@@ -195,6 +205,15 @@ struct result {
 	bool ok;
 };
 
+/* Pins the calling process to one CPU (ignored where there is one). */
+static void pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
 static struct result run(enum method m, int file_fd, uint64_t size)
 {
 	struct result r = {0};
@@ -206,6 +225,8 @@ static struct result run(enum method m, int file_fd, uint64_t size)
 		die("fork");
 	if (pid == 0) {
 		close(fds[0]);
+		if (g_pin)
+			pin(1);
 		receiver(fds[1], openssl, is_ktls(m), size);
 	}
 	close(fds[1]);
@@ -270,6 +291,12 @@ static struct result run(enum method m, int file_fd, uint64_t size)
 				off += n;
 			}
 			lseek(file_fd, 0, SEEK_SET);
+		} else if (m == M_FLOOR) {
+			if (pread(file_fd, buf, CHUNK, 0) != CHUNK)
+				die("pread");
+			for (; (uint64_t)off < size; off += CHUNK)
+				if (sotls_send(c, buf, CHUNK) != CHUNK)
+					die("sotls_send");
 		} else {
 			while ((uint64_t)off < size) {
 				ssize_t n = sotls_sendfile(c, file_fd, &off, size - (uint64_t)off);
@@ -286,7 +313,8 @@ static struct result run(enum method m, int file_fd, uint64_t size)
 		struct sotls_info info;
 		sotls_get_info(c, &info);
 		snprintf(r.path, sizeof(r.path), "%s",
-			 m == M_NAIVE || m == M_KNAIVE ? info.aead_impl : info.sendfile_path);
+			 m == M_NAIVE || m == M_KNAIVE || m == M_FLOOR ? info.aead_impl
+								       : info.sendfile_path);
 		if (is_ktls(m) && info.tx_path != SOTLS_PATH_KERNEL) {
 			fprintf(stderr, "--ktls: TX stayed in userspace (%s)\n", info.tx_reason);
 			exit(77);
@@ -306,6 +334,7 @@ int main(int argc, char **argv)
 {
 	unsigned size_mib = 256, runs = 3;
 	bool json = false, ktls = false;
+	const char *only = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--size") == 0 && i + 1 < argc)
 			size_mib = (unsigned)atoi(argv[++i]);
@@ -315,15 +344,31 @@ int main(int argc, char **argv)
 			json = true;
 		else if (strcmp(argv[i], "--ktls") == 0)
 			ktls = true; /* the kernel TX path instead (needs kTLS with ARIA) */
+		else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc)
+			only = argv[++i];
 		else {
 			fprintf(stderr, "usage: sotls-bench-sendfile [--size MiB] [--runs N] [--json] "
-					"[--ktls]\n");
+					"[--ktls] [--only KEY]\n");
 			return 2;
 		}
 	}
 	if (size_mib == 0 || runs == 0)
 		return 2;
+	if (only != NULL) {
+		int m = 0;
+		while (m < M_COUNT && strcmp(only, KEYS[m]) != 0)
+			m++;
+		if (m == M_COUNT || is_ktls((enum method)m) != ktls) {
+			fprintf(stderr, "--only: no method %s%s\n", only, ktls ? " with --ktls" : "");
+			return 2;
+		}
+	}
 	signal(SIGPIPE, SIG_IGN);
+	/* Sender on CPU 0, receiver on CPU 1: unpinned, where the scheduler
+	 * happens to put the two moved CPU per GB by up to 30% between runs. */
+	g_pin = sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+	if (g_pin)
+		pin(0);
 	if (ephemeral_cert("localhost", g_cert, sizeof(g_cert), g_key, sizeof(g_key)) != 0)
 		return 1;
 
@@ -351,6 +396,8 @@ int main(int argc, char **argv)
 	int first = ktls ? M_KSPLICE : 0, last = ktls ? M_COUNT : M_USER_COUNT;
 	for (unsigned k = 0; k < runs; k++) {
 		for (int m = first; m < last; m++) {
+			if (only != NULL && strcmp(only, KEYS[m]) != 0)
+				continue;
 			struct result r = run((enum method)m, fd, size);
 			if (!r.ok) {
 				fprintf(stderr, "%s: run failed\n", NAMES[m]);
@@ -371,6 +418,15 @@ int main(int argc, char **argv)
 		}
 	}
 	close(fd);
+	if (only != NULL) {
+		for (int m = first; m < last; m++)
+			if (best[m].ok)
+				printf("%s: %.0f MB/s, %.3f CPU s/GB (%.3f sys), %s\n", KEYS[m],
+				       (double)size / 1e6 / best[m].seconds,
+				       best[m].cpu / ((double)size / 1e9),
+				       best[m].sys / ((double)size / 1e9), best[m].path);
+		return 0;
+	}
 
 	double gb = (double)size / 1e9;
 	FILE *out = json ? stderr : stdout;
