@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "record_buffers.h"
 #include "sotls.h"
 #include "util.h"
 
@@ -20,6 +21,11 @@
 #define ALERT_ROOM (2 * ALERT_RECORD)
 #define MAX_RECORD (SOTLS_REC_HEADER + SOTLS_REC_MAX_CIPHERTEXT)
 #define FULL_RECORD (SOTLS_REC_OVERHEAD + SOTLS_REC_MAX_PLAINTEXT)
+/* Buffer sizes, rounded to cache lines. */
+#define TX_CAP (SOTLS_REC_TX_BATCH * FULL_RECORD + ALERT_ROOM)
+#define RX_CAP (SOTLS_REC_RX_RECORDS * FULL_RECORD + MAX_RECORD)
+#define TX_ALLOC ((TX_CAP + 63) & ~(size_t)63)
+#define RX_ALLOC ((RX_CAP + 63) & ~(size_t)63)
 
 /* ---- set-up ---------------------------------------------------------- */
 
@@ -46,18 +52,10 @@ int sotls_record_init(struct sotls_record *r, int fd, enum sotls_aead_alg alg,
 	r->peer_alert = -1;
 	r->sent_alert = -1;
 
-	r->tx_cap = SOTLS_REC_TX_BATCH * FULL_RECORD + ALERT_ROOM;
-	r->rx_cap = SOTLS_REC_RX_RECORDS * FULL_RECORD + MAX_RECORD;
+	r->tx_cap = TX_CAP;
+	r->rx_cap = RX_CAP;
 	if (initial_len > r->rx_cap)
 		return SOTLS_ERR_INVALID_ARGUMENT;
-	/* Round each buffer to a cache line so both start aligned. */
-	size_t tx_alloc = (r->tx_cap + 63) & ~(size_t)63;
-	size_t rx_alloc = (r->rx_cap + 63) & ~(size_t)63;
-	r->mem = aligned_alloc(64, tx_alloc + rx_alloc);
-	if (r->mem == NULL)
-		return SOTLS_ERR_OUT_OF_MEMORY;
-	r->txbuf = r->mem;
-	r->rxbuf = (uint8_t *)r->mem + tx_alloc;
 
 	int rc = half_init(&r->tx, alg, tx);
 	if (rc == 0)
@@ -67,6 +65,11 @@ int sotls_record_init(struct sotls_record *r, int fd, enum sotls_aead_alg alg,
 		return rc;
 	}
 	if (initial_len > 0) {
+		r->rxbuf = sotls_recbuf_get(SOTLS_RECBUF_RX, RX_ALLOC);
+		if (r->rxbuf == NULL) {
+			sotls_record_free(r);
+			return SOTLS_ERR_OUT_OF_MEMORY;
+		}
 		memcpy(r->rxbuf, initial, initial_len);
 		r->rx_tail = initial_len;
 	}
@@ -79,12 +82,11 @@ void sotls_record_free(struct sotls_record *r)
 		return;
 	sotls_aead_clear(&r->tx.aead);
 	sotls_aead_clear(&r->rx.aead);
-	if (r->mem != NULL) {
-		/* Plaintext may linger in either buffer. */
-		sotls_wipe(r->txbuf, r->tx_cap);
-		sotls_wipe(r->rxbuf, r->rx_cap);
-		free(r->mem);
-	}
+	/* Unread plaintext may linger in the receive buffer. */
+	if (r->rxbuf != NULL && r->plain_len > 0)
+		sotls_wipe(r->plain, r->plain_len);
+	sotls_recbuf_put(SOTLS_RECBUF_TX, r->txbuf);
+	sotls_recbuf_put(SOTLS_RECBUF_RX, r->rxbuf);
 	sotls_wipe(r, sizeof(*r));
 	r->fd = -1;
 	r->err = SOTLS_ERR_CLOSED;
@@ -146,9 +148,20 @@ static int seal_at(struct sotls_record *r, uint8_t *p, uint8_t type, const uint8
 	return 0;
 }
 
+/* The send buffer, borrowed on first need (see release_idle). */
+static int tx_get(struct sotls_record *r)
+{
+	if (r->txbuf == NULL && (r->txbuf = sotls_recbuf_get(SOTLS_RECBUF_TX, TX_ALLOC)) == NULL)
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	return 0;
+}
+
 static int seal_record(struct sotls_record *r, uint8_t type, const uint8_t *in, size_t len)
 {
-	int rc = seal_at(r, r->txbuf + r->tx_tail, type, in, len);
+	int rc = tx_get(r);
+	if (rc != 0)
+		return rc;
+	rc = seal_at(r, r->txbuf + r->tx_tail, type, in, len);
 	if (rc == 0)
 		r->tx_tail += SOTLS_REC_OVERHEAD + len;
 	return rc;
@@ -180,6 +193,8 @@ int sotls_record_queue_sealed(struct sotls_record *r, const uint8_t *data, size_
 		return r->err;
 	if (len > sotls_record_tx_room(r))
 		return SOTLS_ERR_INVALID_ARGUMENT;
+	if (tx_get(r) != 0)
+		return fail_sticky(r, SOTLS_ERR_OUT_OF_MEMORY);
 	memcpy(r->txbuf + r->tx_tail, data, len);
 	r->tx_tail += len;
 	return 0;
@@ -196,6 +211,27 @@ int sotls_record_fail_syscall(struct sotls_record *r, int err)
 }
 
 /* ---- the send path ---------------------------------------------------- */
+
+/*
+ * At the end of every call, buffers with nothing in them go back
+ * (record_buffers.c): an idle connection holds none, and the thread's spares
+ * make the next borrow a pointer swap. A blocking recv keeps its buffer while
+ * it waits in the kernel.
+ */
+static void release_idle(struct sotls_record *r)
+{
+	if (r->rxbuf != NULL && r->rx_head == r->rx_tail && r->plain_len == 0) {
+		sotls_recbuf_put(SOTLS_RECBUF_RX, r->rxbuf);
+		r->rxbuf = NULL;
+		r->rx_head = r->rx_tail = 0;
+	}
+	if (r->txbuf != NULL && r->tx_head == r->tx_tail && r->tx_pending == 0) {
+		sotls_recbuf_put(SOTLS_RECBUF_TX, r->txbuf);
+		r->txbuf = NULL;
+		r->tx_head = r->tx_tail = 0;
+	}
+}
+
 
 static int fail(struct sotls_record *r, int err)
 {
@@ -233,7 +269,7 @@ static bool tx_fits(const struct sotls_record *r, size_t len)
 	return r->tx_tail + SOTLS_REC_OVERHEAD + len + ALERT_ROOM <= r->tx_cap;
 }
 
-ssize_t sotls_record_send(struct sotls_record *r, const uint8_t *buf, size_t len)
+static ssize_t send_records(struct sotls_record *r, const uint8_t *buf, size_t len)
 {
 	if (r->err != 0)
 		return r->err;
@@ -278,6 +314,13 @@ ssize_t sotls_record_send(struct sotls_record *r, const uint8_t *buf, size_t len
 		r->tx_pending = 0;
 	}
 	return (ssize_t)done;
+}
+
+ssize_t sotls_record_send(struct sotls_record *r, const uint8_t *buf, size_t len)
+{
+	ssize_t n = send_records(r, buf, len);
+	release_idle(r);
+	return n;
 }
 
 /*
@@ -421,13 +464,13 @@ static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len,
 	*need_read = false;
 	while (got < len && !r->rx_closed && r->err == 0) {
 		size_t avail = r->rx_tail - r->rx_head;
-		uint8_t *p = r->rxbuf + r->rx_head;
 		size_t frag_len = 0;
 
 		if (avail < SOTLS_REC_HEADER) {
 			*need_read = true;
 			break;
 		}
+		uint8_t *p = r->rxbuf + r->rx_head;
 		int rc = check_header(r, p, &frag_len);
 		if (rc != 0)
 			break;
@@ -480,6 +523,8 @@ static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len,
  * to the front if the end is too short for the longest record. */
 static int fill(struct sotls_record *r)
 {
+	if (r->rxbuf == NULL && (r->rxbuf = sotls_recbuf_get(SOTLS_RECBUF_RX, RX_ALLOC)) == NULL)
+		return fail(r, SOTLS_ERR_OUT_OF_MEMORY);
 	if (r->rx_cap - r->rx_tail < MAX_RECORD && r->rx_head > 0) {
 		size_t keep = r->rx_tail - r->rx_head;
 		memmove(r->rxbuf, r->rxbuf + r->rx_head, keep);
@@ -503,7 +548,7 @@ static int fill(struct sotls_record *r)
 	}
 }
 
-ssize_t sotls_record_recv(struct sotls_record *r, uint8_t *buf, size_t len)
+static ssize_t recv_records(struct sotls_record *r, uint8_t *buf, size_t len)
 {
 	if (buf == NULL || len == 0)
 		return SOTLS_ERR_INVALID_ARGUMENT;
@@ -530,6 +575,13 @@ ssize_t sotls_record_recv(struct sotls_record *r, uint8_t *buf, size_t len)
 	}
 }
 
+ssize_t sotls_record_recv(struct sotls_record *r, uint8_t *buf, size_t len)
+{
+	ssize_t n = recv_records(r, buf, len);
+	release_idle(r);
+	return n;
+}
+
 /* ---- shutdown ------------------------------------------------------------ */
 
 int sotls_record_shutdown(struct sotls_record *r)
@@ -549,5 +601,7 @@ int sotls_record_shutdown(struct sotls_record *r)
 		r->tx_closed = true;
 		r->tx_pending = 0;
 	}
-	return flush(r, 0);
+	int rc = flush(r, 0);
+	release_idle(r);
+	return rc;
 }

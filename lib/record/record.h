@@ -10,8 +10,10 @@
  * AEAD nonce = salt(4) || explicit nonce(8); we send the sequence number as
  * the explicit nonce. AAD = seq(8) | type | version | plaintext length(2).
  *
- * All buffers are allocated once in sotls_record_init; nothing is allocated
- * per record. Any fatal error is sticky: every later call returns it.
+ * The buffers are borrowed when first needed and given back at the end of
+ * any call that leaves them empty (record_buffers.c), so an idle connection
+ * holds none; nothing is allocated per record. Any fatal error is
+ * sticky: every later call returns it.
  */
 #ifndef SOTLS_RECORD_H
 #define SOTLS_RECORD_H
@@ -83,19 +85,19 @@ struct sotls_record {
 	struct sotls_half tx, rx;
 	uint64_t tx_records, rx_records;
 
-	/* Send buffer: sealed records in [tx_head, tx_tail). tx_pending counts
-	 * the caller's plaintext bytes sealed there but not yet reported. */
+	/* Send buffer (NULL while not borrowed): sealed records in [tx_head,
+	 * tx_tail). tx_pending counts the caller's plaintext bytes sealed there
+	 * but not yet reported. */
 	uint8_t *txbuf;
 	size_t tx_cap, tx_head, tx_tail, tx_pending;
 
-	/* Receive buffer: unparsed bytes in [rx_head, rx_tail); opened
-	 * plaintext not yet handed out in [plain, plain + plain_len). */
+	/* Receive buffer (NULL while not borrowed): unparsed bytes in
+	 * [rx_head, rx_tail); opened plaintext not yet handed out in
+	 * [plain, plain + plain_len). */
 	uint8_t *rxbuf;
 	size_t rx_cap, rx_head, rx_tail;
 	uint8_t *plain;
 	size_t plain_len;
-
-	void *mem; /* the one allocation behind txbuf and rxbuf */
 
 	/* Set when the send direction is in the kernel (kTLS TX) and this
 	 * record layer only receives: its alerts go out through this (best

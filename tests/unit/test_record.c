@@ -2,7 +2,7 @@
  * The userspace record layer (lib/record): framing across every split point,
  * each malformed or hostile input with its alert and error and no plaintext
  * released, sequence numbers, close_notify, renegotiation refusal, partial
- * writes. Two record layers talk over a non-blocking socketpair; "raw"
+ * writes, buffers lent only while in use. Two record layers talk over a non-blocking socketpair; "raw"
  * records are sealed by hand with the AEAD to make hostile input.
  */
 #include <errno.h>
@@ -685,6 +685,66 @@ static void test_initial_bytes_and_args(void **state)
 	close(fd[1]);
 }
 
+/* Buffers are lent only while bytes are in them (record_buffers.c). */
+static void test_buffers_lent_while_in_use(void **state)
+{
+	(void)state;
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	assert_null(p.a.txbuf);
+	assert_null(p.a.rxbuf);
+	assert_null(p.b.rxbuf);
+
+	/* A completed send gives its buffer back; so does a drained receive. */
+	uint8_t *d = pattern(40000, 3), out[40000], tiny[10];
+	assert_int_equal(sotls_record_send(&p.a, d, 40000), 40000);
+	assert_null(p.a.txbuf);
+	size_t got = 0;
+	while (got < 40000) {
+		ssize_t n = sotls_record_recv(&p.b, out + got, sizeof(out) - got);
+		assert_true(n > 0);
+		got += (size_t)n;
+	}
+	assert_memory_equal(out, d, 40000);
+	assert_null(p.b.rxbuf);
+	assert_int_equal(sotls_record_recv(&p.b, out, sizeof(out)), SOTLS_WANT_READ);
+	assert_null(p.b.rxbuf);
+
+	/* Plaintext not yet handed out keeps the receive buffer, and only the
+	 * rest of it, wiped as it goes, is there to give back. */
+	assert_int_equal(sotls_record_send(&p.a, d, 100), 100);
+	assert_int_equal(sotls_record_recv(&p.b, tiny, sizeof(tiny)), 10);
+	assert_non_null(p.b.rxbuf);
+	assert_int_equal(p.b.plain_len, 90);
+	assert_int_equal(sotls_record_recv(&p.b, out, sizeof(out)), 90);
+	assert_memory_equal(out, d + 10, 90);
+	assert_null(p.b.rxbuf);
+
+	/* Half a record in: kept until the rest comes. */
+	uint8_t rec[200];
+	size_t n = craft_ba(rec, p.a.rx.seq, SOTLS_CT_APPLICATION_DATA, d, 50);
+	write_all(p.fd[1], rec, 20);
+	assert_int_equal(sotls_record_recv(&p.a, out, sizeof(out)), SOTLS_WANT_READ);
+	assert_non_null(p.a.rxbuf);
+	write_all(p.fd[1], rec + 20, n - 20);
+	assert_int_equal(sotls_record_recv(&p.a, out, sizeof(out)), 50);
+	assert_null(p.a.rxbuf);
+
+	/* Sealed bytes the socket refused keep the send buffer. */
+	int small = 4096;
+	setsockopt(p.fd[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	uint8_t *big = pattern(1 << 20, 9);
+	size_t sent = 0;
+	ssize_t r;
+	while ((r = sotls_record_send(&p.a, big + sent, (1 << 20) - sent)) > 0)
+		sent += (size_t)r;
+	assert_int_equal(r, SOTLS_WANT_WRITE);
+	assert_non_null(p.a.txbuf);
+	free(big);
+	free(d);
+	pair_close(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -705,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_sequence_never_wraps),
 		cmocka_unit_test(test_partial_writes_resume),
 		cmocka_unit_test(test_initial_bytes_and_args),
+		cmocka_unit_test(test_buffers_lent_while_in_use),
 	};
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
 }
