@@ -259,14 +259,19 @@ SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len);
  *    (ENOSYS, sysctl kernel.io_uring_disabled, seccomp).
  *  - kernel TX path (kTLS): io_uring SPLICE file -> pipe -> socket, the kernel
  *    seals; sendfile(2) where io_uring cannot, or on a non-blocking socket.
- * The io_uring (16 entries) and about 260 KiB of buffers (two groups of 8
- * records) are made per connection on the first call and kept until
- * sotls_conn_free; nothing is allocated per record. When SEND_ZC reports
+ * The io_uring (16 entries, one file descriptor) and 136 KiB of registered
+ * buffers (two groups of 4 records, locked memory counted against
+ * RLIMIT_MEMLOCK unless CAP_IPC_LOCK) are made per connection on the first
+ * call and kept until sotls_conn_free: setting them up costs ~150 us, too
+ * much to repeat per file. Under SEND_ZC the groups grow while all of them
+ * wait for the peer's ACK, up to 4 MiB (sotls_info.sendfile_buffer_bytes);
+ * where registration fails, the connection uses pread + send and says why.
+ * Nothing is allocated per record. When SEND_ZC reports
  * that the kernel copied the data anyway (a loopback peer, a device without
  * scatter-gather; Linux 6.2+), the connection moves to IORING_OP_SEND, which
  * then costs less. On a non-blocking socket a zero-copy call may still wait
- * for the kernel to release a buffer of an earlier call (until the peer has
- * acknowledged those bytes).
+ * for the kernel to release a buffer of an earlier call, once the pool is at
+ * its largest (until the peer has acknowledged those bytes).
  *
  * A server that runs its own io_uring: on the kernel TX path (sotls_info's
  * tx_path SOTLS_PATH_KERNEL) it may drive the same path itself, submitting
