@@ -268,8 +268,8 @@ SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len);
  * where registration fails, the connection uses pread + send and says why.
  * Nothing is allocated per record. When SEND_ZC reports
  * that the kernel copied the data anyway (a loopback peer, a device without
- * scatter-gather; Linux 6.2+), the connection moves to IORING_OP_SEND, which
- * then costs less. On a non-blocking socket a zero-copy call may still wait
+ * scatter-gather; Linux 6.2+), the connection moves to preadv(2) + send(2),
+ * which then costs least. On a non-blocking socket a zero-copy call may still wait
  * for the kernel to release a buffer of an earlier call, once the pool is at
  * its largest (until the peer has acknowledged those bytes).
  *

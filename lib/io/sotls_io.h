@@ -13,7 +13,9 @@
  *   send   the same with IORING_OP_SEND (the kernel has no SEND_ZC, or the
  *          socket refuses it: AF_UNIX).
  *   pread  preadv(2) + send(2) into the same buffers, when io_uring is
- *          unavailable (ENOSYS, sysctl kernel.io_uring_disabled, seccomp).
+ *          unavailable (ENOSYS, sysctl kernel.io_uring_disabled, seccomp),
+ *          and once SEND_ZC reports that the kernel copied anyway (a
+ *          loopback peer): then it is the cheapest copying path.
  * Kernel TX path (kTLS seals):
  *   splice io_uring IORING_OP_SPLICE file -> pipe -> socket.
  *   sendfile  sendfile(2), when io_uring cannot, or on a non-blocking socket.
