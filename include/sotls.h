@@ -264,9 +264,9 @@ SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len);
  * RLIMIT_MEMLOCK unless CAP_IPC_LOCK) are made per connection on the first
  * call and kept until sotls_conn_free: setting them up costs ~150 us, too
  * much to repeat per file. Under SEND_ZC the groups grow while all of them
- * wait for the peer's ACK, up to 4 MiB (sotls_info.sendfile_buffer_bytes),
- * and what they grew to is kept as well: a path that needed it once will
- * likely need it again;
+ * wait for the peer's ACK, up to 4 MiB (sotls_info.sendfile_buffer_bytes);
+ * groups beyond the first two that went unused for a second are given back
+ * at the start of the next call;
  * where registration fails, the connection uses pread + send and says why.
  * Nothing is allocated per record. When SEND_ZC reports
  * that the kernel copied the data anyway (a loopback peer, a device without
@@ -332,8 +332,9 @@ struct sotls_info {
 	const char *sendfile_reason;
 	/* Memory sotls_sendfile holds for its record buffers (userspace TX):
 	 * 2 x 68 KiB from the first call, growing under SEND_ZC while the
-	 * kernel still holds every buffer (data in flight) up to 64 x 68 KiB;
-	 * 0 before any call. */
+	 * kernel still holds every buffer (data in flight) up to 64 x 68 KiB,
+	 * back down once unused for a second (at the next call); 0 before any
+	 * call. */
 	size_t sendfile_buffer_bytes;
 };
 

@@ -16,6 +16,7 @@
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sotls.h"
@@ -28,10 +29,14 @@
  * trip: two would cap a 50 ms path at 2.6 MB/s. The pool therefore grows,
  * one group at a time, whenever every group waits only for its notification,
  * up to GROUPS_MAX: 4 MiB in flight, the most tcp_wmem lets a socket queue
- * by default. Memory follows the path: only a long, fast one fills them.
+ * by default. Memory follows the path: only a long, fast one fills them,
+ * and trim_pool gives back what has not been used for a while.
  */
 #define GROUPS_MIN 2
 #define GROUPS_MAX 64
+/* Groups above GROUPS_MIN unused this long go back (trim_pool): a steady
+ * stream reuses its groups well within it, so it never churns. */
+#define GROUP_IDLE_MS 1000
 #define GROUP_RECORDS 4
 #define REC_STRIDE (SOTLS_REC_OVERHEAD + SOTLS_REC_MAX_PLAINTEXT)
 #define GROUP_BYTES (GROUP_RECORDS * REC_STRIDE)
@@ -79,6 +84,7 @@ struct group {
 	bool send_pending;  /* the send's own CQE has not come */
 	bool unsettled;	    /* settle() has yet to push what the send left */
 	uint64_t stamp;	    /* when its last send started (io->sends) */
+	uint64_t used_ms;   /* when it was last filled (now_ms) */
 	bool notif_pending; /* SEND_ZC: the buffer is still the kernel's */
 	int send_res;
 	size_t send_len; /* wire bytes of the send */
@@ -89,7 +95,8 @@ struct sotls_io {
 	enum mode mode;
 	const char *path, *reason;
 	bool have_ring, bufs_registered, can_splice;
-	bool can_grow; /* the registered table has free slots (sparse) */
+	bool sparse;   /* the registered table has GROUPS_MAX slots */
+	bool can_grow; /* sparse, and growing has not failed since the last trim */
 	bool zc_forced;	     /* SOTLS_SENDFILE=zc: never leave SEND_ZC */
 	bool zc_report;	     /* ask the kernel whether zero copy happened */
 	bool zc_copied;	     /* it said it copied anyway (loopback, no SG) */
@@ -207,7 +214,7 @@ static int register_groups(struct sotls_io *io)
 			(void)io_uring_unregister_buffers(&io->ring);
 			return rc;
 		}
-		io->can_grow = true;
+		io->sparse = io->can_grow = true;
 		return 0;
 	}
 	return io_uring_register_buffers(&io->ring, iov, io->ngroups);
@@ -516,6 +523,38 @@ static unsigned pick_group(struct sotls_io *io)
 	return oldest;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Gives back, from the top, the groups a grown pool no longer needs: idle
+ * and unused for GROUP_IDLE_MS. A pool that grew for one long transfer does
+ * not keep its locked memory for the rest of the connection. */
+static void trim_pool(struct sotls_io *io)
+{
+	if (io->ngroups <= GROUPS_MIN || !io->have_ring)
+		return;
+	(void)reap(io, false);
+	uint64_t now = now_ms();
+	while (io->ngroups > GROUPS_MIN) {
+		unsigned gi = io->ngroups - 1;
+		struct group *g = &io->g[gi];
+		if (g->send_pending || g->unsettled || g->notif_pending ||
+		    now - g->used_ms < GROUP_IDLE_MS)
+			break;
+		/* An empty iovec clears the slot; the kernel unpins the pages. */
+		struct iovec none = {NULL, 0};
+		(void)io_uring_register_buffers_update_tag(&io->ring, gi, &none, NULL, 1);
+		munmap(g->mem, GROUP_SPAN);
+		memset(g, 0, sizeof(*g));
+		io->ngroups--;
+		io->can_grow = io->sparse;
+	}
+}
+
 ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, int sock,
 			       int file_fd, off_t *offset, size_t count)
 {
@@ -539,6 +578,7 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 		return fl;
 	if (count == 0)
 		return 0;
+	trim_pool(io);
 
 	int fl_flags = fcntl(sock, F_GETFL);
 	bool nonblock = fl_flags >= 0 && (fl_flags & O_NONBLOCK);
@@ -559,6 +599,7 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 				 "(loopback or no scatter-gather), and then a plain copy costs less");
 		unsigned gi = pick_group(io);
 		struct group *g = &io->g[gi];
+		g->used_ms = now_ms();
 		/* The group's buffers are free once its send and its zero-copy
 		 * notification are back. */
 		while (rc == 0 && (g->send_pending || g->notif_pending))

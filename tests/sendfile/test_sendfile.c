@@ -158,6 +158,7 @@ struct job {
 	struct tfile *f;
 	off_t off;
 	size_t count;
+	unsigned pause_ms; /* the server waits this long before the job */
 };
 
 struct server {
@@ -193,6 +194,8 @@ static void *server_main(void *arg)
 		if (expect > left)
 			expect = left;
 		size_t sent = 0;
+		if (jb->pause_ms > 0)
+			usleep(jb->pause_ms * 1000u);
 		for (;;) {
 			ssize_t n = sotls_sendfile(c, jb->f->fd, &off, left);
 			if (n == SOTLS_WANT_WRITE) {
@@ -334,16 +337,16 @@ static size_t build_jobs(struct job *jobs, bool big)
 		struct tfile *f = &g_files[i];
 		if (f->size > (8u << 20) && !big)
 			continue;
-		jobs[n++] = (struct job){f, 0, f->size};	 /* whole file */
-		jobs[n++] = (struct job){f, 0, f->size + 100}; /* more than there is */
+		jobs[n++] = (struct job){f, 0, f->size, 0};	 /* whole file */
+		jobs[n++] = (struct job){f, 0, f->size + 100, 0}; /* more than there is */
 		if (f->size > 0) {
-			jobs[n++] = (struct job){f, 1, (size_t)-1}; /* from 1 to the end */
-			jobs[n++] = (struct job){f, (off_t)f->size, 10}; /* at the end: 0 */
+			jobs[n++] = (struct job){f, 1, (size_t)-1, 0}; /* from 1 to the end */
+			jobs[n++] = (struct job){f, (off_t)f->size, 10, 0}; /* at the end: 0 */
 		}
 		if (f->size > 16384) {
-			jobs[n++] = (struct job){f, 16383, 16386};
-			jobs[n++] = (struct job){f, (off_t)f->size - 16385, 16385};
-			jobs[n++] = (struct job){f, 4097, f->size / 2};
+			jobs[n++] = (struct job){f, 16383, 16386, 0};
+			jobs[n++] = (struct job){f, (off_t)f->size - 16385, 16385, 0};
+			jobs[n++] = (struct job){f, 4097, f->size / 2, 0};
 		}
 	}
 	return n;
@@ -375,7 +378,7 @@ static void user_mode(const char *mode, bool big)
  * acknowledged its bytes. Behind a slow link (a tbf qdisc on lo, in a network
  * namespace of the test's own) every group waits for its notification at
  * once, and the pool must grow rather than cap what is in flight at two
- * groups. Needs CAP_SYS_ADMIN and CAP_NET_ADMIN, ip and tc; false (skip)
+ * groups; and once idle, give the extra groups back. Needs CAP_SYS_ADMIN and CAP_NET_ADMIN, ip and tc; false (skip)
  * without them.
  */
 static bool inflight(void)
@@ -394,22 +397,31 @@ static bool inflight(void)
 		if (g_files[i].size == (1u << 20) + 3)
 			f = &g_files[i];
 	setenv("SOTLS_SENDFILE", "zc", 1);
-	struct job one = {f, 0, 1}, jobs[8];
+	struct job one = {f, 0, 1, 0}, jobs[9];
 	for (size_t i = 0; i < 8; i++)
-		jobs[i] = (struct job){f, (off_t)i, f->size};
+		jobs[i] = (struct job){f, (off_t)i, f->size, 0};
 	int fds[2];
-	struct sotls_info small, slow;
+	struct sotls_info small, slow, later;
 	tcp_pair(fds);
 	run_conn("tcp zc, 1 byte", fds, false, false, SOTLS_KTLS_OFF, &one, 1, "io_uring-send-zc",
 		 &small);
 	tcp_pair(fds);
 	run_conn("tcp zc behind tbf 400mbit", fds, false, false, SOTLS_KTLS_OFF, jobs, 8,
 		 "io_uring-send-zc", &slow);
-	printf("record buffers: %zu bytes at first, %zu behind the slow link\n",
-	       small.sendfile_buffer_bytes, slow.sendfile_buffer_bytes);
+	/* The same, then a byte more after 1.2 s: the idle groups go back. */
+	jobs[8] = (struct job){f, 0, 1, 1200};
+	tcp_pair(fds);
+	run_conn("tcp zc behind tbf, then idle", fds, false, false, SOTLS_KTLS_OFF, jobs, 9,
+		 "io_uring-send-zc", &later);
+	printf("record buffers: %zu bytes at first, %zu behind the slow link, %zu after 1.2 s "
+	       "idle\n",
+	       small.sendfile_buffer_bytes, slow.sendfile_buffer_bytes,
+	       later.sendfile_buffer_bytes);
 	CHECK(small.sendfile_buffer_bytes > 0, "no buffers reported");
 	CHECK(slow.sendfile_buffer_bytes >= 4 * small.sendfile_buffer_bytes,
 	      "the pool did not grow: %zu bytes", slow.sendfile_buffer_bytes);
+	CHECK(later.sendfile_buffer_bytes == small.sendfile_buffer_bytes,
+	      "the pool kept %zu bytes after being idle", later.sendfile_buffer_bytes);
 	unsetenv("SOTLS_SENDFILE");
 	return true;
 }
@@ -436,7 +448,7 @@ static void nonblocking(void)
 	size_t n = 0;
 	for (size_t i = 0; i < g_nfiles; i++)
 		if (g_files[i].size <= (8u << 20))
-			jobs[n++] = (struct job){&g_files[i], 3, (size_t)-1};
+			jobs[n++] = (struct job){&g_files[i], 3, (size_t)-1, 0};
 	const char *modes[] = {"zc", "send", "pread"};
 	for (size_t m = 0; m < 3; m++) {
 		setenv("SOTLS_SENDFILE", modes[m], 1);
