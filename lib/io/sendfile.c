@@ -82,7 +82,9 @@ struct group {
 	unsigned reads_pending;
 	int read_res[GROUP_RECORDS];
 	bool send_pending;  /* the send's own CQE has not come */
-	bool unsettled;	    /* settle() has yet to push what the send left */
+	/* From start_send until settle() has pushed what the send left; it
+	 * spans send_pending, so a group that is not unsettled has no send. */
+	bool unsettled;
 	uint64_t stamp;	    /* when its last send started (io->sends) */
 	uint64_t used_ms;   /* when it was last filled (now_ms) */
 	bool notif_pending; /* SEND_ZC: the buffer is still the kernel's */
@@ -360,6 +362,24 @@ static uint8_t *rec_at(struct group *g, unsigned i)
 	return g->base + (size_t)i * REC_STRIDE;
 }
 
+/* Where record i's plaintext goes, and how much of want it takes. */
+static uint8_t *rec_plain(struct group *g, unsigned i)
+{
+	return rec_at(g, i) + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
+}
+
+static size_t rec_len(size_t want, unsigned i)
+{
+	size_t rest = want - (size_t)i * SOTLS_REC_MAX_PLAINTEXT;
+	return rest < SOTLS_REC_MAX_PLAINTEXT ? rest : SOTLS_REC_MAX_PLAINTEXT;
+}
+
+/* Still in use: being sent, or (SEND_ZC) held by the kernel. */
+static bool group_busy(const struct group *g)
+{
+	return g->unsettled || g->notif_pending;
+}
+
 /* pread path: one preadv(2) for the whole group, retried on EINTR. A short
  * read (end of file) leaves the records past it short or empty. */
 static void preadv_group(struct group *g, int file_fd, off_t off, size_t want, unsigned nrec)
@@ -367,10 +387,8 @@ static void preadv_group(struct group *g, int file_fd, off_t off, size_t want, u
 	struct iovec iov[GROUP_RECORDS];
 	size_t len[GROUP_RECORDS];
 	for (unsigned i = 0; i < nrec; i++) {
-		size_t rest = want - (size_t)i * SOTLS_REC_MAX_PLAINTEXT;
-		len[i] = rest < SOTLS_REC_MAX_PLAINTEXT ? rest : SOTLS_REC_MAX_PLAINTEXT;
-		iov[i].iov_base = rec_at(g, i) + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
-		iov[i].iov_len = len[i];
+		len[i] = rec_len(want, i);
+		iov[i] = (struct iovec){rec_plain(g, i), len[i]};
 	}
 	ssize_t n;
 	do
@@ -394,16 +412,11 @@ static int read_group(struct sotls_io *io, unsigned gi, int file_fd, off_t off, 
 		return 0;
 	}
 	for (unsigned i = 0; i < nrec; i++) {
-		size_t len = want - (size_t)i * SOTLS_REC_MAX_PLAINTEXT;
-		if (len > SOTLS_REC_MAX_PLAINTEXT)
-			len = SOTLS_REC_MAX_PLAINTEXT;
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
 		if (sqe == NULL)
 			return -EBUSY;
-		io_uring_prep_read_fixed(sqe, file_fd,
-					 rec_at(g, i) + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE,
-					 (unsigned)len, (uint64_t)(off + (off_t)i * SOTLS_REC_MAX_PLAINTEXT),
-					 (int)gi);
+		io_uring_prep_read_fixed(sqe, file_fd, rec_plain(g, i), (unsigned)rec_len(want, i),
+					 (uint64_t)(off + (off_t)i * SOTLS_REC_MAX_PLAINTEXT), (int)gi);
 		io_uring_sqe_set_data64(sqe, UD(UD_READ, gi, i));
 		g->reads_pending++;
 	}
@@ -509,13 +522,13 @@ static unsigned pick_group(struct sotls_io *io)
 	unsigned oldest = 0;
 	for (unsigned gi = 0; gi < io->ngroups; gi++) {
 		const struct group *g = &io->g[gi];
-		if (!g->send_pending && !g->unsettled && !g->notif_pending)
+		if (!group_busy(g))
 			return gi;
 		if (g->stamp < io->g[oldest].stamp)
 			oldest = gi;
 	}
 	const struct group *o = &io->g[oldest];
-	if (io->mode == MODE_ZC && io->can_grow && !o->send_pending && !o->unsettled) {
+	if (io->mode == MODE_ZC && io->can_grow && !o->unsettled) {
 		if (group_add(io) == 0)
 			return io->ngroups - 1;
 		io->can_grow = false; /* out of memory or of RLIMIT_MEMLOCK */
@@ -542,8 +555,7 @@ static void trim_pool(struct sotls_io *io)
 	while (io->ngroups > GROUPS_MIN) {
 		unsigned gi = io->ngroups - 1;
 		struct group *g = &io->g[gi];
-		if (g->send_pending || g->unsettled || g->notif_pending ||
-		    now - g->used_ms < GROUP_IDLE_MS)
+		if (group_busy(g) || now - g->used_ms < GROUP_IDLE_MS)
 			break;
 		/* An empty iovec clears the slot; the kernel unpins the pages. */
 		struct iovec none = {NULL, 0};

@@ -232,7 +232,6 @@ static void release_idle(struct sotls_record *r)
 	}
 }
 
-
 static int fail(struct sotls_record *r, int err)
 {
 	if (r->err == 0)
