@@ -38,6 +38,7 @@
 
 #include "aead.h"
 #include "cpu.h"
+#include "openssl_aead.h"
 
 #define AAD_LEN 13 /* TLS 1.2: seq_num(8) + type(1) + version(2) + length(2) */
 #define MAX_ITEMS 32
@@ -128,21 +129,6 @@ static void *xalloc(size_t n)
 
 /* ------------------------------------------------------------- engines */
 
-static const EVP_CIPHER *ossl_cipher(enum sotls_aead_alg alg)
-{
-	switch (alg) {
-	case SOTLS_AEAD_ARIA_128_GCM:
-		return EVP_aria_128_gcm();
-	case SOTLS_AEAD_ARIA_256_GCM:
-		return EVP_aria_256_gcm();
-	case SOTLS_AEAD_AES_128_GCM:
-		return EVP_aes_128_gcm();
-	case SOTLS_AEAD_AES_256_GCM:
-		return EVP_aes_256_gcm();
-	}
-	return NULL;
-}
-
 static int engine_init(struct engine *e, const struct impl *impl, enum sotls_aead_alg alg,
 		       const uint8_t *key)
 {
@@ -155,7 +141,7 @@ static int engine_init(struct engine *e, const struct impl *impl, enum sotls_aea
 	case K_SOTLS:
 		return sotls_aead_init_level(&e->aead, alg, key, key_len, impl->level);
 	case K_OPENSSL: {
-		const EVP_CIPHER *c = ossl_cipher(alg);
+		const EVP_CIPHER *c = openssl_aead_cipher(alg);
 		e->enc = EVP_CIPHER_CTX_new();
 		e->dec = EVP_CIPHER_CTX_new();
 		if (c == NULL || e->enc == NULL || e->dec == NULL ||

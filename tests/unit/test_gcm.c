@@ -36,6 +36,7 @@
 #include "aead.h"
 #include "cpu.h"
 #include "crypto_testutil.h"
+#include "openssl_aead.h"
 #include "sotls.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -77,18 +78,10 @@ static void init_or_fail(struct sotls_aead *a, enum sotls_aead_alg alg, const ui
 
 static const EVP_CIPHER *ossl_cipher(enum sotls_aead_alg alg)
 {
-	switch (alg) {
-	case SOTLS_AEAD_ARIA_128_GCM:
-		return EVP_aria_128_gcm();
-	case SOTLS_AEAD_ARIA_256_GCM:
-		return EVP_aria_256_gcm();
-	case SOTLS_AEAD_AES_128_GCM:
-		return EVP_aes_128_gcm();
-	case SOTLS_AEAD_AES_256_GCM:
-		return EVP_aes_256_gcm();
-	}
-	fail_msg("no OpenSSL cipher for alg %d", (int)alg);
-	return NULL;
+	const EVP_CIPHER *c = openssl_aead_cipher(alg);
+	if (c == NULL)
+		fail_msg("no OpenSSL cipher for alg %d", (int)alg);
+	return c;
 }
 
 /* OpenSSL's default GCM IV length is 12, the same as ours. */
