@@ -147,7 +147,8 @@ static int mb_recv(void *p, unsigned char *buf, size_t len)
 	return (int)n;
 }
 
-static const mbedtls_ecp_group_id MB_CURVES[] = {MBEDTLS_ECP_DP_SECP256R1, MBEDTLS_ECP_DP_NONE};
+static const uint16_t MB_GROUPS[] = {MBEDTLS_SSL_IANA_TLS_GROUP_SECP256R1,
+				     MBEDTLS_SSL_IANA_TLS_GROUP_NONE};
 
 static void ctx_free(struct ctx *c)
 {
@@ -198,22 +199,19 @@ static struct ctx *ctx_new(enum impl impl, bool server, enum certkind ck, enum c
 						MBEDTLS_SSL_TRANSPORT_STREAM,
 						MBEDTLS_SSL_PRESET_DEFAULT) != 0)
 			goto fail;
-		mbedtls_ssl_conf_min_version(&m->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
-					     MBEDTLS_SSL_MINOR_VERSION_3);
-		mbedtls_ssl_conf_max_version(&m->conf, MBEDTLS_SSL_MAJOR_VERSION_3,
-					     MBEDTLS_SSL_MINOR_VERSION_3);
+		mbedtls_ssl_conf_min_tls_version(&m->conf, MBEDTLS_SSL_VERSION_TLS1_2);
+		mbedtls_ssl_conf_max_tls_version(&m->conf, MBEDTLS_SSL_VERSION_TLS1_2);
 		m->suites[0] = SUITE_IDS[ck][ci];
 		m->suites[1] = 0;
 		mbedtls_ssl_conf_ciphersuites(&m->conf, m->suites);
 		mbedtls_ssl_conf_rng(&m->conf, ephemeral_cert_random, NULL);
-		mbedtls_ssl_conf_curves(&m->conf, MB_CURVES);
-		mbedtls_ssl_conf_session_tickets(&m->conf, MBEDTLS_SSL_SESSION_TICKETS_DISABLED);
+		mbedtls_ssl_conf_groups(&m->conf, MB_GROUPS);
 		mbedtls_ssl_conf_authmode(&m->conf, MBEDTLS_SSL_VERIFY_NONE);
 		if (server) {
 			if (mbedtls_x509_crt_parse(&m->crt, (const unsigned char *)g_cert[ck],
 						   clen) != 0 ||
 			    mbedtls_pk_parse_key(&m->pk, (const unsigned char *)g_key[ck], klen,
-						 NULL, 0) != 0 ||
+						 NULL, 0, ephemeral_cert_random, NULL) != 0 ||
 			    mbedtls_ssl_conf_own_cert(&m->conf, &m->crt, &m->pk) != 0)
 				goto fail;
 		}

@@ -65,6 +65,9 @@ enum sotls_error {
 	SOTLS_ERR_CLOSED = -57,
 	SOTLS_ERR_SEQUENCE_OVERFLOW = -58,
 	SOTLS_ERR_INTERNAL = -59,
+
+	/* Handshake, continued. */
+	SOTLS_ERR_HOSTNAME = -62,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -93,9 +96,18 @@ enum sotls_role {
 enum sotls_verify {
 	/* Server default: do not ask for / do not check a peer certificate. */
 	SOTLS_VERIFY_NONE = 0,
-	/* Client default: the peer's chain must verify against the CA set and,
-	 * on a client with a server name, match that name. */
+	/* Client default: the peer's chain must verify against the CA set and
+	 * the leaf must match the server name (a DNS name, or an IPv4/IPv6
+	 * literal matched against the certificate's iPAddress SANs and not sent
+	 * as SNI). A client with no server name fails the handshake with
+	 * SOTLS_ERR_HOSTNAME before sending anything: any certificate the CA
+	 * signed, for any name, would otherwise pass. */
 	SOTLS_VERIFY_REQUIRED = 1,
+	/* The chain must verify, but no name is checked: only for peers whose
+	 * CA vouches for them alone (a private CA per service, a pinned CA).
+	 * A server name, if set, is still sent as SNI. On a server this is
+	 * the same as SOTLS_VERIFY_REQUIRED. */
+	SOTLS_VERIFY_CHAIN_ONLY = 2,
 };
 
 /*

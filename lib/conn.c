@@ -51,7 +51,11 @@ SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn
 	struct sotls_conn *c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return SOTLS_ERR_OUT_OF_MEMORY;
-	sotls_config_ref(cfg);
+	int rc = sotls_config_use(cfg);
+	if (rc != 0) {
+		free(c);
+		return rc;
+	}
 	c->cfg = cfg;
 	c->fd = fd;
 	c->state = CONN_NEW;

@@ -60,6 +60,8 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "the record sequence number is exhausted";
 	case SOTLS_ERR_INTERNAL:
 		return "internal error";
+	case SOTLS_ERR_HOSTNAME:
+		return "no server name to check the peer's certificate against";
 	}
 	return "unknown error code";
 }

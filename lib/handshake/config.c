@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <mbedtls/ecp.h>
+#include <sys/random.h>
+
 #include <mbedtls/pk.h>
-#include <mbedtls/rsa.h>
+#include <mbedtls/ssl.h>
 
 #include "handshake.h"
 #include "util.h"
@@ -40,25 +41,24 @@ SOTLS_API struct sotls_config *sotls_config_new(enum sotls_role role)
 	memcpy(cfg->suites, DEFAULT_SUITES, sizeof(DEFAULT_SUITES));
 	mbedtls_x509_crt_init(&cfg->chain);
 	mbedtls_x509_crt_init(&cfg->ca);
+	mbedtls_pk_init(&cfg->key);
+	mbedtls_ssl_config_init(&cfg->conf);
+	if (pthread_mutex_init(&cfg->build_lock, NULL) != 0) {
+		free(cfg);
+		return NULL;
+	}
 	return cfg;
-}
-
-void sotls_config_ref(struct sotls_config *cfg)
-{
-	atomic_store(&cfg->frozen, true);
-	atomic_fetch_add(&cfg->refs, 1);
 }
 
 SOTLS_API void sotls_config_free(struct sotls_config *cfg)
 {
 	if (cfg == NULL || atomic_fetch_sub(&cfg->refs, 1) != 1)
 		return;
+	mbedtls_ssl_config_free(&cfg->conf);
 	mbedtls_x509_crt_free(&cfg->chain);
 	mbedtls_x509_crt_free(&cfg->ca);
-	if (cfg->key_buf != NULL) {
-		sotls_wipe(cfg->key_buf, cfg->key_len);
-		free(cfg->key_buf);
-	}
+	mbedtls_pk_free(&cfg->key);
+	pthread_mutex_destroy(&cfg->build_lock);
 	free(cfg->server_name);
 	sotls_wipe(cfg, sizeof(*cfg));
 	free(cfg);
@@ -160,22 +160,19 @@ SOTLS_API int sotls_config_set_cert_mem(struct sotls_config *cfg, const void *ch
 		rc = SOTLS_ERR_OUT_OF_MEMORY;
 		goto out;
 	}
-	/* Parse once now, so a bad or mismatched key fails here. */
-	if (mbedtls_pk_parse_key(&pk, kbuf, klen, NULL, 0) != 0 ||
-	    mbedtls_pk_check_pair(&crt.pk, &pk) != 0) {
+	/* Parsed once, here, so a bad or mismatched key fails now and no
+	 * connection parses it again. */
+	if (mbedtls_pk_parse_key(&pk, kbuf, klen, NULL, 0, sotls_os_random, NULL) != 0 ||
+	    mbedtls_pk_check_pair(&crt.pk, &pk, sotls_os_random, NULL) != 0) {
 		rc = SOTLS_ERR_KEY_LOAD;
 		goto out;
 	}
 	mbedtls_x509_crt_free(&cfg->chain);
 	cfg->chain = crt;
 	mbedtls_x509_crt_init(&crt);
-	if (cfg->key_buf != NULL) {
-		sotls_wipe(cfg->key_buf, cfg->key_len);
-		free(cfg->key_buf);
-	}
-	cfg->key_buf = kbuf;
-	cfg->key_len = klen;
-	kbuf = NULL;
+	mbedtls_pk_free(&cfg->key);
+	cfg->key = pk;
+	mbedtls_pk_init(&pk);
 	cfg->have_chain = true;
 	rc = 0;
 out:
@@ -213,47 +210,6 @@ SOTLS_API int sotls_config_set_cert_file(struct sotls_config *cfg, const char *c
 	return rc;
 }
 
-/*
- * mbedTLS 2.28 computes two things lazily inside public keys and stores them
- * in the key: the comb table of the curve's generator (ECDSA verify) and the
- * Montgomery constant RN (RSA public operation). Verification with a CA key
- * shared by connections on several threads would write them concurrently.
- * Doing one such operation per CA key here, while the configuration is still
- * built by one thread, fills both in, so later use only reads them.
- */
-static int warm_rng(void *ctx, unsigned char *out, size_t len)
-{
-	(void)ctx;
-	memset(out, 0x5a, len); /* only multiplies the public generator */
-	return 0;
-}
-
-static void warm_up_keys(mbedtls_x509_crt *chain)
-{
-	for (mbedtls_x509_crt *c = chain; c != NULL && c->raw.p != NULL; c = c->next) {
-		if (mbedtls_pk_can_do(&c->pk, MBEDTLS_PK_ECKEY)) {
-			mbedtls_ecp_keypair *ec = mbedtls_pk_ec(c->pk);
-			mbedtls_ecp_point r;
-			mbedtls_mpi one;
-			mbedtls_ecp_point_init(&r);
-			mbedtls_mpi_init(&one);
-			if (mbedtls_mpi_lset(&one, 1) == 0)
-				(void)mbedtls_ecp_mul(&ec->grp, &r, &one, &ec->grp.G, warm_rng, NULL);
-			mbedtls_ecp_point_free(&r);
-			mbedtls_mpi_free(&one);
-		} else if (mbedtls_pk_can_do(&c->pk, MBEDTLS_PK_RSA)) {
-			mbedtls_rsa_context *rsa = mbedtls_pk_rsa(c->pk);
-			size_t n = mbedtls_rsa_get_len(rsa);
-			unsigned char *in = calloc(2, n ? n : 1);
-			if (in != NULL && n > 0) {
-				in[n - 1] = 1;
-				(void)mbedtls_rsa_public(rsa, in, in + n);
-			}
-			free(in);
-		}
-	}
-}
-
 SOTLS_API int sotls_config_set_ca_mem(struct sotls_config *cfg, const void *ca, size_t len)
 {
 	int rc = writable(cfg);
@@ -270,7 +226,6 @@ SOTLS_API int sotls_config_set_ca_mem(struct sotls_config *cfg, const void *ca, 
 		return SOTLS_ERR_CA_LOAD;
 	if (parse_certs(&cfg->ca, ca, len) != 0)
 		return SOTLS_ERR_CA_LOAD;
-	warm_up_keys(&cfg->ca);
 	cfg->have_ca = true;
 	return 0;
 }
@@ -298,7 +253,8 @@ SOTLS_API int sotls_config_set_verify(struct sotls_config *cfg, enum sotls_verif
 	int rc = writable(cfg);
 	if (rc != 0)
 		return rc;
-	if (mode != SOTLS_VERIFY_NONE && mode != SOTLS_VERIFY_REQUIRED)
+	if (mode != SOTLS_VERIFY_NONE && mode != SOTLS_VERIFY_REQUIRED &&
+	    mode != SOTLS_VERIFY_CHAIN_ONLY)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->verify = mode;
 	return 0;

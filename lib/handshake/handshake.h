@@ -10,8 +10,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 
 #include <mbedtls/pk.h>
+#include <mbedtls/ssl.h>
 #include <mbedtls/x509_crt.h>
 
 #include "aead.h"
@@ -82,18 +84,27 @@ struct sotls_config {
 
 	bool have_chain;
 	mbedtls_x509_crt chain;
-	/* The private key as given (PEM NUL-terminated, or DER): every
-	 * connection parses its own copy, so no two threads ever share the
-	 * mutable state of a private-key operation (RSA blinding). */
-	uint8_t *key_buf;
-	size_t key_len;
+	/* Parsed once, shared by every connection on every thread: mbedTLS's
+	 * THREADING_C guards the state RSA keeps in the key (blinding). */
+	mbedtls_pk_context key;
 
 	bool have_ca;
 	mbedtls_x509_crt ca;
+
+	/* The mbedTLS configuration every connection of this one shares,
+	 * made once when the first connection freezes it. */
+	pthread_mutex_t build_lock;
+	atomic_bool built;
+	int build_err;
+	mbedtls_ssl_config conf;
 };
 
-/* Makes cfg read-only and takes a reference. */
-void sotls_config_ref(struct sotls_config *cfg);
+/* Makes cfg read-only, builds its mbedTLS configuration the first time and
+ * takes a reference. Returns 0, or the build's error (no reference taken). */
+int sotls_config_use(struct sotls_config *cfg);
+
+/* mbedTLS's RNG callback: getrandom(2). */
+int sotls_os_random(void *ctx, unsigned char *out, size_t len);
 
 /* ---- one handshake ---- */
 

@@ -561,7 +561,10 @@ def suite_mismatch_server(env):
     out, err = srv.communicate(timeout=30)
     print(out.decode(), cerr.decode(errors='replace'))
     check(srv.returncode == 1, 'server should fail')
-    check('no cipher suite in common' in out.decode() and 'no ciphersuites in common' in out.decode(), 'no clear error: ' + out.decode())
+    check('no cipher suite in common' in out.decode() and 'handshake_failure' in out.decode(),
+          'no clear error: ' + out.decode())
+    # RFC 5246 §7.4.1.3: the server "MUST respond with a handshake failure alert".
+    check('alert handshake failure' in cerr.decode(errors='replace'), 'no handshake_failure alert')
     check('handshake failure' in cerr.decode(errors='replace'), 'OpenSSL side unclear')
 
 

@@ -1,0 +1,418 @@
+/*
+ * The records under mbedTLS during a handshake (see hs_internal.h for the
+ * invariants).
+ *
+ * mbedTLS 3.6 parses a handshake message only if its 4-byte header sits in
+ * one record and the whole message fits one buffer; it lets warning alerts
+ * through without limit; and it sends no alert for several malformed
+ * records. So until the peer's ChangeCipherSpec this reader reads the wire
+ * records itself (header, then exactly the body), checks them, reassembles
+ * the handshake byte stream and hands mbedTLS one whole message per record.
+ * The transcript hash covers handshake messages, not records, so mbedTLS
+ * computes the same Finished as the peer.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <mbedtls/error.h>
+#include <mbedtls/net_sockets.h>
+
+#include "hs_internal.h"
+#include "record.h"
+#include "util.h"
+
+/* What the reader returns to mbedTLS after sotls_hs_fail(): mbedTLS passes
+ * a BIO error up unchanged and sends nothing for it. */
+#define READER_FAILED MBEDTLS_ERR_SSL_BAD_INPUT_DATA
+
+int sotls_hs_fail(struct sotls_hs *hs, int err, int alert, const char *fmt, ...)
+{
+	if (hs->fail_err == 0) {
+		hs->fail_err = err;
+		hs->fail_alert = alert;
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(hs->fail_detail, sizeof(hs->fail_detail), fmt, ap);
+		va_end(ap);
+	}
+	return READER_FAILED;
+}
+
+static uint32_t be16(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 8 | p[1];
+}
+
+/* ---- the socket ---- */
+
+static int sock_recv(struct sotls_hs *hs, uint8_t *buf, size_t len)
+{
+	for (;;) {
+		ssize_t n = recv(hs->fd, buf, len, 0);
+		if (n >= 0)
+			return (int)n; /* 0: EOF */
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return MBEDTLS_ERR_SSL_WANT_READ;
+		hs->bio_errno = errno;
+		return MBEDTLS_ERR_NET_RECV_FAILED;
+	}
+}
+
+/*
+ * Feeds n bytes of a record stream to a tracker; calls on_header for each
+ * header completed and on_level for each alert's first body byte. Returns 0
+ * or what a callback returned.
+ */
+static int track(struct sotls_hs *hs, struct sotls_rec_tracker *t, const uint8_t *p, size_t n,
+		 int (*on_header)(struct sotls_hs *, const uint8_t hdr[5]),
+		 int (*on_level)(struct sotls_hs *, uint8_t level))
+{
+	while (n > 0) {
+		if (t->hdr_have < 5) {
+			size_t k = 5 - t->hdr_have < n ? 5 - t->hdr_have : n;
+			memcpy(t->hdr + t->hdr_have, p, k);
+			t->hdr_have += k;
+			p += k;
+			n -= k;
+			if (t->hdr_have == 5) {
+				t->body_left = be16(t->hdr + 3);
+				t->want_first = t->hdr[0] == SOTLS_CT_ALERT;
+				int rc = on_header != NULL ? on_header(hs, t->hdr) : 0;
+				if (rc != 0)
+					return rc;
+				if (t->body_left == 0)
+					t->hdr_have = 0;
+			}
+			continue;
+		}
+		if (t->want_first) {
+			t->want_first = false;
+			int rc = on_level != NULL ? on_level(hs, p[0]) : 0;
+			if (rc != 0)
+				return rc;
+		}
+		size_t k = t->body_left < n ? t->body_left : n;
+		t->body_left -= k;
+		p += k;
+		n -= k;
+		if (t->body_left == 0)
+			t->hdr_have = 0;
+	}
+	return 0;
+}
+
+/* ---- what mbedTLS writes ---- */
+
+static int out_header(struct sotls_hs *hs, const uint8_t hdr[5])
+{
+	if (hdr[0] == SOTLS_CT_ALERT)
+		hs->alert_sent = true;
+	return 0;
+}
+
+int sotls_hs_bio_send(void *ctx, const unsigned char *buf, size_t len)
+{
+	struct sotls_hs *hs = ctx;
+	for (;;) {
+		ssize_t n = send(hs->fd, buf, len, MSG_NOSIGNAL);
+		if (n >= 0) {
+			(void)track(hs, &hs->out, buf, (size_t)n, out_header, NULL);
+			return (int)n;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return MBEDTLS_ERR_SSL_WANT_WRITE;
+		hs->bio_errno = errno;
+		return MBEDTLS_ERR_NET_SEND_FAILED;
+	}
+}
+
+/* ---- after the peer's ChangeCipherSpec: the wire records as they are ---- */
+
+/* The peer's Finished, maybe alerts: encrypted, so only the sizes and the
+ * number of alerts can be checked here; mbedTLS checks the rest. */
+static int passthrough_header(struct sotls_hs *hs, const uint8_t hdr[5])
+{
+	uint32_t len = be16(hdr + 3);
+	if (hdr[0] != SOTLS_CT_HANDSHAKE && hdr[0] != SOTLS_CT_ALERT)
+		/* RFC 5246 §7.4.9: Finished follows ChangeCipherSpec. */
+		return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ALERT_UNEXPECTED_MESSAGE,
+				     "record type %u after the peer's ChangeCipherSpec", hdr[0]);
+	if (len > SOTLS_HS_MAX_CIPHER)
+		/* RFC 5246 §6.2.3: length MUST NOT exceed 2^14 + 2048. */
+		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
+				     "encrypted handshake record of %u bytes", len);
+	if (hdr[0] == SOTLS_CT_ALERT && ++hs->rd.warnings > SOTLS_HS_MAX_WARNINGS)
+		return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ALERT_UNEXPECTED_MESSAGE,
+				     "more than %d alerts during the handshake",
+				     SOTLS_HS_MAX_WARNINGS);
+	return 0;
+}
+
+static int passthrough_recv(struct sotls_hs *hs, uint8_t *buf, size_t len)
+{
+	int n = sock_recv(hs, buf, len);
+	if (n <= 0)
+		return n;
+	int rc = track(hs, &hs->rd.in, buf, (size_t)n, passthrough_header, NULL);
+	return rc != 0 ? rc : n;
+}
+
+/* ---- before it: one wire record at a time ---- */
+
+/* RFC 5246 §6.2.1 and §7, for a plaintext record header. */
+static int check_header(struct sotls_hs *hs)
+{
+	struct sotls_hs_reader *rd = &hs->rd;
+	uint8_t type = rd->hdr[0];
+	uint32_t len = be16(rd->hdr + 3);
+
+	if (type != SOTLS_CT_HANDSHAKE && type != SOTLS_CT_ALERT && type != SOTLS_CT_CHANGE_CIPHER_SPEC) {
+		/* RFC 5246 §6: "If a TLS implementation receives an unexpected
+		 * record type, it MUST send an unexpected_message alert." That
+		 * covers application data before Finished, heartbeats that
+		 * were never negotiated (RFC 6520 §2), and SSLv2-format hellos
+		 * (first byte 0x80), which sotls does not accept (E.2: MAY). */
+		return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ALERT_UNEXPECTED_MESSAGE,
+				     type & 0x80 ? "SSLv2-format record (first byte 0x%02x)"
+						 : "record type %u during the handshake",
+				     type);
+	}
+	if (rd->hdr[1] != 3)
+		/* RFC 5246 E.1: every TLS record version is {03,XX}. */
+		return sotls_hs_fail(hs, SOTLS_ERR_PROTOCOL_VERSION, SOTLS_ALERT_PROTOCOL_VERSION,
+				     "record version %u.%u", rd->hdr[1], rd->hdr[2]);
+	if (len > SOTLS_HS_MAX_PLAIN)
+		/* RFC 5246 §6.2.1: "The length MUST NOT exceed 2^14." */
+		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
+				     "plaintext record of %u bytes", len);
+	if (len == 0)
+		/* RFC 5246 §6.2.1: "Implementations MUST NOT send
+		 * zero-length fragments of Handshake, Alert, or
+		 * ChangeCipherSpec content types." */
+		return sotls_hs_fail(hs, SOTLS_ERR_DECODE, SOTLS_ALERT_DECODE_ERROR,
+				     "empty record of type %u", type);
+	if (type != SOTLS_CT_HANDSHAKE && rd->msg_len > 0)
+		/* A handshake message continues in the next handshake
+		 * record; nothing may come between its fragments. */
+		return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ALERT_UNEXPECTED_MESSAGE,
+				     "record type %u inside a fragmented handshake message", type);
+	if ((type == SOTLS_CT_ALERT && len != 2) || (type == SOTLS_CT_CHANGE_CIPHER_SPEC && len != 1))
+		/* RFC 5246 §7.2: an alert is level + description; §7.1: a
+		 * ChangeCipherSpec is "a single byte of value 1". */
+		return sotls_hs_fail(hs, SOTLS_ERR_DECODE, SOTLS_ALERT_DECODE_ERROR,
+				     "%s record of %u bytes",
+				     type == SOTLS_CT_ALERT ? "alert" : "ChangeCipherSpec", len);
+	if (type == SOTLS_CT_HANDSHAKE && rd->msg_len + len > SOTLS_HS_MAX_MESSAGE + SOTLS_HS_MAX_PLAIN)
+		return sotls_hs_fail(hs, SOTLS_ERR_HANDSHAKE, SOTLS_ALERT_ILLEGAL_PARAMETER,
+				     "handshake messages above %u bytes", SOTLS_HS_MAX_MESSAGE);
+	return 0;
+}
+
+/* Room for len more handshake bytes. */
+static int reserve(struct sotls_hs *hs, size_t len)
+{
+	struct sotls_hs_reader *rd = &hs->rd;
+	if (rd->msg_len + len <= rd->msg_cap)
+		return 0;
+	size_t cap = rd->msg_cap ? rd->msg_cap : 4096;
+	while (cap < rd->msg_len + len)
+		cap *= 2;
+	uint8_t *p = malloc(cap);
+	if (p == NULL)
+		return sotls_hs_fail(hs, SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ALERT_INTERNAL_ERROR,
+				     "no memory for a handshake message");
+	if (rd->msg != NULL) {
+		memcpy(p, rd->msg, rd->msg_len);
+		sotls_wipe(rd->msg, rd->msg_cap);
+		free(rd->msg);
+	}
+	rd->msg = p;
+	rd->msg_cap = cap;
+	return 0;
+}
+
+/* Reads the rest of one wire record. 1 when whole, else what recv gave
+ * (0 at EOF, WANT_READ) or a failure. */
+static int read_record(struct sotls_hs *hs)
+{
+	struct sotls_hs_reader *rd = &hs->rd;
+	while (rd->hdr_have < 5) {
+		int n = sock_recv(hs, rd->hdr + rd->hdr_have, 5 - rd->hdr_have);
+		if (n <= 0)
+			return n;
+		rd->hdr_have += (size_t)n;
+		if (rd->hdr_have == 5) {
+			int rc = check_header(hs);
+			if (rc == 0 && rd->hdr[0] == SOTLS_CT_HANDSHAKE)
+				rc = reserve(hs, be16(rd->hdr + 3));
+			if (rc != 0)
+				return rc;
+		}
+	}
+	size_t len = be16(rd->hdr + 3);
+	uint8_t *body = rd->hdr[0] == SOTLS_CT_HANDSHAKE ? rd->msg + rd->msg_len : rd->small_body;
+	while (rd->body_have < len) {
+		int n = sock_recv(hs, body + rd->body_have, len - rd->body_have);
+		if (n <= 0)
+			return n;
+		rd->body_have += (size_t)n;
+	}
+	if (rd->hdr[0] == SOTLS_CT_HANDSHAKE)
+		rd->msg_len += len;
+	rd->hdr_have = 0;
+	rd->body_have = 0;
+	return 1;
+}
+
+static void serve(struct sotls_hs_reader *rd, uint8_t type, const uint8_t *body, size_t len)
+{
+	rd->out_hdr[0] = type;
+	rd->out_hdr[1] = rd->hdr[1];
+	rd->out_hdr[2] = rd->hdr[2];
+	rd->out_hdr[3] = (uint8_t)(len >> 8);
+	rd->out_hdr[4] = (uint8_t)len;
+	rd->out_body = body;
+	rd->out_total = 5 + len;
+	rd->out_pos = 0;
+}
+
+/* The first whole message of the handshake stream, checked, to mbedTLS. */
+static int serve_message(struct sotls_hs *hs)
+{
+	struct sotls_hs_reader *rd = &hs->rd;
+	if (rd->msg_len < 4)
+		return 0;
+	size_t mlen = 4 + ((size_t)rd->msg[1] << 16 | (size_t)rd->msg[2] << 8 | rd->msg[3]);
+	if (mlen > SOTLS_HS_MAX_MESSAGE)
+		/* OpenSSL's answer to an excessive message size as well. */
+		return sotls_hs_fail(hs, SOTLS_ERR_HANDSHAKE, SOTLS_ALERT_ILLEGAL_PARAMETER,
+				     "handshake message of %zu bytes (at most %u)", mlen,
+				     SOTLS_HS_MAX_MESSAGE);
+	if (rd->msg_len < mlen)
+		return 0;
+	uint8_t type = rd->msg[0];
+	int rc = 0;
+	if (type == (hs->server ? 1 : 2)) {
+		/* RFC 5246 §7.3: one hello each way; sotls never
+		 * renegotiates, so a second one is out of order. */
+		if (rd->hellos++ > 0)
+			return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE,
+					     SOTLS_ALERT_UNEXPECTED_MESSAGE, "a second %s",
+					     hs->server ? "ClientHello" : "ServerHello");
+		rc = hs->server ? sotls_hs_check_client_hello(hs, rd->msg, mlen)
+				: sotls_hs_check_server_hello(hs, rd->msg, mlen);
+	}
+	if (rc != 0)
+		return rc;
+	if (mlen > 0xffff)
+		/* A synthetic record's length field has 16 bits. */
+		return sotls_hs_fail(hs, SOTLS_ERR_HANDSHAKE, SOTLS_ALERT_ILLEGAL_PARAMETER,
+				     "handshake message of %zu bytes", mlen);
+	serve(rd, SOTLS_CT_HANDSHAKE, rd->msg, mlen);
+	rd->consume = mlen;
+	return 0;
+}
+
+/* A whole wire record is in: decides what mbedTLS gets next. */
+static int handle_record(struct sotls_hs *hs)
+{
+	struct sotls_hs_reader *rd = &hs->rd;
+	switch (rd->hdr[0]) {
+	case SOTLS_CT_HANDSHAKE:
+		return 0; /* sotls_hs_bio_recv serves whole messages */
+	case SOTLS_CT_ALERT:
+		if (rd->small_body[0] != 1 && rd->small_body[0] != 2)
+			/* RFC 5246 §7.2: AlertLevel is warning(1) or fatal(2). */
+			return sotls_hs_fail(hs, SOTLS_ERR_DECODE, SOTLS_ALERT_ILLEGAL_PARAMETER,
+					     "alert level %u", rd->small_body[0]);
+		if (rd->small_body[0] == 1 && ++rd->warnings > SOTLS_HS_MAX_WARNINGS)
+			return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE,
+					     SOTLS_ALERT_UNEXPECTED_MESSAGE,
+					     "more than %d warning alerts during the handshake",
+					     SOTLS_HS_MAX_WARNINGS);
+		serve(rd, SOTLS_CT_ALERT, rd->small_body, 2);
+		return 0;
+	default: /* SOTLS_CT_CHANGE_CIPHER_SPEC: check_header let nothing else through */
+		if (rd->small_body[0] != 1)
+			return sotls_hs_fail(hs, SOTLS_ERR_DECODE, SOTLS_ALERT_DECODE_ERROR,
+					     "ChangeCipherSpec of value %u", rd->small_body[0]);
+		serve(rd, SOTLS_CT_CHANGE_CIPHER_SPEC, rd->small_body, 1);
+		rd->ccs_after_serve = true;
+		return 0;
+	}
+}
+
+/* Copies what is being served; at its end drops the message and, after a
+ * ChangeCipherSpec, switches to pass-through. */
+static int copy_out(struct sotls_hs_reader *rd, uint8_t *buf, size_t len)
+{
+	size_t left = rd->out_total - rd->out_pos;
+	size_t n = len < left ? len : left, done = 0;
+	while (done < n) {
+		size_t at = rd->out_pos + done;
+		if (at < 5) {
+			buf[done++] = rd->out_hdr[at];
+		} else {
+			size_t k = n - done;
+			memcpy(buf + done, rd->out_body + (at - 5), k);
+			done += k;
+		}
+	}
+	rd->out_pos += n;
+	if (rd->out_pos == rd->out_total) {
+		rd->out_total = rd->out_pos = 0;
+		if (rd->consume > 0) {
+			rd->msg_len -= rd->consume;
+			memmove(rd->msg, rd->msg + rd->consume, rd->msg_len);
+			rd->consume = 0;
+		}
+		if (rd->ccs_after_serve)
+			rd->passthrough = true;
+	}
+	return (int)n;
+}
+
+int sotls_hs_bio_recv(void *ctx, unsigned char *buf, size_t len)
+{
+	struct sotls_hs *hs = ctx;
+	struct sotls_hs_reader *rd = &hs->rd;
+	if (hs->fail_err != 0)
+		return READER_FAILED;
+	if (len == 0)
+		return 0;
+	for (;;) {
+		if (rd->out_pos < rd->out_total)
+			return copy_out(rd, buf, len);
+		if (rd->passthrough)
+			return passthrough_recv(hs, buf, len);
+		/* More handshake messages may wait in what was read. */
+		int rc = serve_message(hs);
+		if (rc != 0)
+			return rc;
+		if (rd->out_total > 0)
+			continue;
+		rc = read_record(hs);
+		if (rc <= 0)
+			return rc;
+		rc = handle_record(hs);
+		if (rc != 0)
+			return rc;
+	}
+}
+
+void sotls_hs_reader_free(struct sotls_hs_reader *rd)
+{
+	if (rd->msg != NULL) {
+		sotls_wipe(rd->msg, rd->msg_cap);
+		free(rd->msg);
+	}
+	memset(rd, 0, sizeof(*rd));
+}

@@ -1,0 +1,95 @@
+/*
+ * The one mbedTLS configuration a sotls_config's connections share: built
+ * once, when the first connection freezes the sotls_config, and read-only
+ * from then on, so connections on any thread use it without a lock (mbedTLS
+ * documents a configuration as shareable once set up). Per connection there
+ * is only an mbedtls_ssl_context, and it lives for the handshake alone.
+ */
+#include <errno.h>
+#include <sys/random.h>
+
+#include <mbedtls/ssl.h>
+
+#include "handshake.h"
+
+/* The ECDHE groups, fastest first: mbedTLS's default order starts with
+ * P-521, several times slower than P-256 and X25519 for the same handshake.
+ * hello_check.c refuses a client that has none of them. */
+static const uint16_t KEX_GROUPS[] = {
+	MBEDTLS_SSL_IANA_TLS_GROUP_SECP256R1, MBEDTLS_SSL_IANA_TLS_GROUP_X25519,
+	MBEDTLS_SSL_IANA_TLS_GROUP_SECP384R1, MBEDTLS_SSL_IANA_TLS_GROUP_SECP521R1,
+	MBEDTLS_SSL_IANA_TLS_GROUP_NONE,
+};
+
+/* The OS's generator: no state, so nothing to share or lock between
+ * threads, and nothing to reseed after fork(). */
+int sotls_os_random(void *ctx, unsigned char *out, size_t len)
+{
+	(void)ctx;
+	while (len > 0) {
+		ssize_t n = getrandom(out, len, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return MBEDTLS_ERR_SSL_INTERNAL_ERROR;
+		}
+		out += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int build(struct sotls_config *cfg)
+{
+	mbedtls_ssl_config *conf = &cfg->conf;
+	bool server = cfg->role == SOTLS_ROLE_SERVER;
+	int mrc = mbedtls_ssl_config_defaults(conf,
+					      server ? MBEDTLS_SSL_IS_SERVER : MBEDTLS_SSL_IS_CLIENT,
+					      MBEDTLS_SSL_TRANSPORT_STREAM, MBEDTLS_SSL_PRESET_DEFAULT);
+	if (mrc != 0)
+		return mrc == MBEDTLS_ERR_SSL_ALLOC_FAILED ? SOTLS_ERR_OUT_OF_MEMORY
+							   : SOTLS_ERR_INTERNAL;
+	mbedtls_ssl_conf_min_tls_version(conf, MBEDTLS_SSL_VERSION_TLS1_2);
+	mbedtls_ssl_conf_max_tls_version(conf, MBEDTLS_SSL_VERSION_TLS1_2);
+	mbedtls_ssl_conf_ciphersuites(conf, cfg->suites);
+	mbedtls_ssl_conf_rng(conf, sotls_os_random, NULL);
+	/* Secure renegotiation (RFC 5746) is signalled by mbedTLS even
+	 * without MBEDTLS_SSL_RENEGOTIATION; renegotiation itself is refused
+	 * by the record layer. */
+	mbedtls_ssl_conf_extended_master_secret(conf, MBEDTLS_SSL_EXTENDED_MS_ENABLED);
+	mbedtls_ssl_conf_groups(conf, KEX_GROUPS);
+	if (server)
+		/* RFC 5246 §7.4.1.3: the server picks; sotls by its order. */
+		mbedtls_ssl_conf_preference_order(conf, MBEDTLS_SSL_SRV_CIPHERSUITE_ORDER_SERVER);
+
+	if (cfg->verify != SOTLS_VERIFY_NONE) {
+		mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_REQUIRED);
+		mbedtls_ssl_conf_ca_chain(conf, cfg->have_ca ? &cfg->ca : NULL, NULL);
+	} else {
+		mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_NONE);
+	}
+	if (cfg->have_chain) {
+		mrc = mbedtls_ssl_conf_own_cert(conf, &cfg->chain, &cfg->key);
+		if (mrc != 0)
+			return mrc == MBEDTLS_ERR_SSL_ALLOC_FAILED ? SOTLS_ERR_OUT_OF_MEMORY
+								   : SOTLS_ERR_KEY_LOAD;
+	}
+	return 0;
+}
+
+int sotls_config_use(struct sotls_config *cfg)
+{
+	atomic_store(&cfg->frozen, true);
+	if (!atomic_load_explicit(&cfg->built, memory_order_acquire)) {
+		pthread_mutex_lock(&cfg->build_lock);
+		if (!atomic_load_explicit(&cfg->built, memory_order_relaxed)) {
+			cfg->build_err = build(cfg);
+			atomic_store_explicit(&cfg->built, true, memory_order_release);
+		}
+		pthread_mutex_unlock(&cfg->build_lock);
+	}
+	if (cfg->build_err != 0)
+		return cfg->build_err;
+	atomic_fetch_add(&cfg->refs, 1);
+	return 0;
+}
