@@ -47,8 +47,10 @@ static void usage(FILE *f)
 		"  --port N          server port (default 4433)\n"
 		"  --ca FILE         trusted CA certificates, PEM\n"
 		"  --insecure        do not verify the server certificate\n"
-		"  --servername N    name for SNI and the certificate check (default: --host\n"
-		"                    when it is a name, not an address)\n"
+		"  --servername N    name for SNI and the certificate check (default: --host;\n"
+		"                    an IPv4/IPv6 address is checked against the certificate's\n"
+		"                    IP SANs and not sent as SNI)\n"
+		"  --no-name-check   verify the chain against --ca but accept any name in it\n"
 		"  --cipher LIST     allowed suites: ARIA-128-GCM, ARIA-256-GCM, or full names\n"
 		"  --bytes N         send N random bytes (K/M/G suffixes ok), verify the echo,\n"
 		"                    report throughput; without it: echo stdin to stdout\n"
@@ -293,13 +295,14 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"host", required_argument, NULL, 'H'},	  {"port", required_argument, NULL, 'p'},
 		{"ca", required_argument, NULL, 'a'},	  {"insecure", no_argument, NULL, 'i'},
+		{"no-name-check", no_argument, NULL, 'N'},
 		{"servername", required_argument, NULL, 'n'},
 		{"cipher", required_argument, NULL, 's'}, {"bytes", required_argument, NULL, 'b'},
 		{"ktls", required_argument, NULL, 't'},	  {"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
 	const char *host = "127.0.0.1", *port = "4433", *ca = NULL, *sni = NULL, *cipher = NULL;
-	int insecure = 0, opt, have_bytes = 0;
+	int insecure = 0, no_name_check = 0, opt, have_bytes = 0;
 	unsigned long long bytes = 0;
 	enum sotls_ktls_policy ktls = SOTLS_KTLS_AUTO;
 
@@ -309,6 +312,7 @@ int main(int argc, char **argv)
 		case 'p': port = optarg; break;
 		case 'a': ca = optarg; break;
 		case 'i': insecure = 1; break;
+		case 'N': no_name_check = 1; break;
 		case 'n': sni = optarg; break;
 		case 's': cipher = optarg; break;
 		case 'b':
@@ -349,14 +353,13 @@ int main(int argc, char **argv)
 	int rc = 0;
 	if (cfg == NULL)
 		return 1;
-	if (insecure)
-		rc = sotls_config_set_verify(cfg, SOTLS_VERIFY_NONE);
+	if (insecure || no_name_check)
+		rc = sotls_config_set_verify(cfg, insecure ? SOTLS_VERIFY_NONE : SOTLS_VERIFY_CHAIN_ONLY);
 	if (rc == 0 && ca != NULL && (rc = sotls_config_set_ca_file(cfg, ca)) != 0)
 		fprintf(stderr, "--ca %s: %s\n", ca, sotls_strerror(rc));
-	struct in6_addr a6;
-	if (sni == NULL && inet_pton(AF_INET, host, &a6) != 1 && inet_pton(AF_INET6, host, &a6) != 1)
+	if (sni == NULL)
 		sni = host;
-	if (rc == 0 && sni != NULL)
+	if (rc == 0)
 		rc = sotls_config_set_server_name(cfg, sni);
 	if (rc == 0 && cipher != NULL && (rc = sotls_config_set_suites(cfg, cipher)) != 0)
 		fprintf(stderr, "--cipher %s: %s\n", cipher, sotls_strerror(rc));
