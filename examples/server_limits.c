@@ -22,7 +22,7 @@ static const struct {
 	{LIMIT_HANDSHAKE, LIMIT_OPT_HANDSHAKE, "handshake-timeout", "S",
 	 "seconds for the whole TLS handshake"},
 	{LIMIT_IDLE, LIMIT_OPT_IDLE, "idle-timeout", "S",
-	 "seconds of silence allowed between requests"},
+	 "seconds a client may stay silent"},
 	{LIMIT_HEADER, LIMIT_OPT_HEADER, "header-timeout", "S",
 	 "seconds for a whole request head, from its\n" HELP_INDENT "first byte, however slowly it comes"},
 	{LIMIT_SEND, LIMIT_OPT_SEND, "send-timeout", "S",
