@@ -1,13 +1,15 @@
 /*
  * sotls-echo-server: accepts TLS 1.2 clients and echoes every byte back,
- * one thread per client, until killed. One failing client never stops it.
+ * one thread per client, until killed. One failing client never stops it,
+ * and none holds its thread past a limit (server_limits.h): at most
+ * --max-conns at once, a deadline for the handshake, for silence and for a
+ * client that stops reading its echo.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "server_limits.h"
 #include "server_setup.h"
 #include "sotls.h"
 
@@ -26,10 +29,13 @@ static const char *detail_sep(struct sotls_conn *c)
 }
 
 #define BUF_SIZE (256 * 1024)
+#define ECHO_LIMITS (LIMIT_MAX_CONNS | LIMIT_HANDSHAKE | LIMIT_IDLE | LIMIT_SEND)
 
 static struct sotls_config *g_cfg;
 static int g_verbose = 1;
 static atomic_int g_clients;
+static struct server_limits g_limits = SERVER_LIMITS_DEFAULT;
+static struct conn_slots g_slots;
 
 static void usage(FILE *f)
 {
@@ -48,6 +54,7 @@ static void usage(FILE *f)
 		"  --port-file FILE  write the listening port to FILE once listening\n"
 		"  --quiet           print only errors\n"
 		"  --help            this text\n");
+	server_limits_usage(f, ECHO_LIMITS);
 }
 
 struct client {
@@ -64,14 +71,19 @@ static int serve(struct client *cl)
 	unsigned long long total = 0;
 	int status = 1;
 
-	if (buf == NULL || sotls_conn_new(g_cfg, cl->fd, &c) != 0) {
+	int64_t deadline = limits_now_ms() + g_limits.handshake_ms;
+
+	if (buf == NULL || limits_prepare_socket(cl->fd, g_limits.send_ms) != 0 ||
+	    sotls_conn_new(g_cfg, cl->fd, &c) != 0) {
 		fprintf(stderr, "client %d: out of memory\n", cl->id);
 		goto out;
 	}
-	int rc = sotls_handshake(c);
+	int rc = limits_handshake(c, cl->fd, deadline);
 	if (rc != 0) {
+		bool expired = rc == LIMIT_EXPIRED;
 		fprintf(stderr, "client %d (%s): handshake failed: %s%s%s\n", cl->id, cl->peer,
-			sotls_strerror(rc), detail_sep(c), sotls_conn_error_detail(c));
+			limits_strerror(rc), expired ? " (--handshake-timeout)" : detail_sep(c),
+			expired ? "" : sotls_conn_error_detail(c));
 		goto out;
 	}
 	struct sotls_info info;
@@ -85,13 +97,18 @@ static int serve(struct client *cl)
 	fflush(stdout);
 
 	for (;;) {
-		ssize_t n = sotls_recv(c, buf, BUF_SIZE);
+		ssize_t n = limits_recv(c, cl->fd, buf, BUF_SIZE, limits_now_ms() + g_limits.idle_ms);
 		if (n == 0) {
-			rc = sotls_shutdown(c);
+			rc = limits_shutdown(c, cl->fd, g_limits.send_ms);
 			if (g_verbose)
 				printf("client %d: %llu bytes echoed, closed with close_notify%s\n",
 				       cl->id, total, rc == 0 ? "" : " (our close_notify failed)");
 			status = rc == 0 ? 0 : 1;
+			break;
+		}
+		if (n == LIMIT_EXPIRED) {
+			fprintf(stderr, "client %d: %llu bytes echoed, then idle past --idle-timeout\n",
+				cl->id, total);
 			break;
 		}
 		if (n < 0) {
@@ -99,10 +116,12 @@ static int serve(struct client *cl)
 				sotls_strerror((int)n), detail_sep(c), sotls_conn_error_detail(c));
 			break;
 		}
-		ssize_t s = sotls_send(c, buf, (size_t)n);
-		if (s != n) {
-			fprintf(stderr, "client %d: send failed: %s%s%s\n", cl->id,
-				sotls_strerror((int)s), detail_sep(c), sotls_conn_error_detail(c));
+		int s = limits_send_all(c, cl->fd, buf, (size_t)n, g_limits.send_ms);
+		if (s != 0) {
+			bool expired = s == LIMIT_EXPIRED;
+			fprintf(stderr, "client %d: send failed: %s%s%s\n", cl->id, limits_strerror(s),
+				expired ? " (--send-timeout)" : detail_sep(c),
+				expired ? "" : sotls_conn_error_detail(c));
 			break;
 		}
 		total += (unsigned long long)n;
@@ -119,12 +138,11 @@ out:
 	return status;
 }
 
-static void *client_thread(void *arg)
+static void client_thread(void *arg)
 {
 	struct client *cl = arg;
 	serve(cl);
 	free(cl);
-	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -135,7 +153,7 @@ int main(int argc, char **argv)
 		{"cipher", required_argument, NULL, 's'},  {"ktls", required_argument, NULL, 't'},
 		{"once", no_argument, NULL, 'o'},	   {"port-file", required_argument, NULL, 'f'},
 		{"quiet", no_argument, NULL, 'q'},	   {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		SERVER_LIMITS_OPTIONS,			   {NULL, 0, NULL, 0},
 	};
 	const char *bind_addr = "127.0.0.1", *cert = NULL, *key = NULL, *cipher = NULL;
 	const char *port_file = NULL;
@@ -143,6 +161,12 @@ int main(int argc, char **argv)
 	enum sotls_ktls_policy ktls = SOTLS_KTLS_AUTO;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int lim = server_limits_option(&g_limits, ECHO_LIMITS, opt, optarg);
+		if (lim != 0) {
+			if (lim < 0)
+				return 2;
+			continue;
+		}
 		switch (opt) {
 		case 'p': port = atoi(optarg); break;
 		case 'b': bind_addr = optarg; break;
@@ -201,9 +225,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	conn_slots_init(&g_slots, g_limits.max_conns);
 	for (;;) {
 		struct sockaddr_in peer;
 		socklen_t plen = sizeof(peer);
+		conn_slots_take(&g_slots);
 		int fd = accept_client(ls, (struct sockaddr *)&peer, &plen);
 		if (fd < 0) {
 			fprintf(stderr, "accept: %s\n", strerror(errno));
@@ -212,6 +238,7 @@ int main(int argc, char **argv)
 		struct client *cl = calloc(1, sizeof(*cl));
 		if (cl == NULL) {
 			close(fd);
+			conn_slots_give(&g_slots);
 			continue;
 		}
 		cl->fd = fd;
@@ -227,15 +254,10 @@ int main(int argc, char **argv)
 			sotls_config_free(g_cfg);
 			return status;
 		}
-		pthread_t t;
-		pthread_attr_t attr;
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		if (pthread_create(&t, &attr, client_thread, cl) != 0) {
+		if (conn_slots_spawn(&g_slots, client_thread, cl) != 0) {
 			fprintf(stderr, "client %d: no thread\n", cl->id);
 			close(fd);
 			free(cl);
 		}
-		pthread_attr_destroy(&attr);
 	}
 }

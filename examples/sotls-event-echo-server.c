@@ -9,6 +9,15 @@
  * exit status is 0 if no connection failed after its handshake and none was
  * still open (--allow-errors: always). Peers that never complete a handshake
  * are counted apart: they cannot hold up anyone else.
+ *
+ * Its resources are bounded (server_limits.h, each a flag): at most
+ * --max-conns connections (the listening socket leaves epoll at the cap, so
+ * accept waits), and the descriptor limit is raised only as far as that cap
+ * needs; a handshake must end within --handshake-timeout, and a connection
+ * that moves no byte for --idle-timeout (reading) or --send-timeout (its
+ * peer not reading) is dropped; and one connection echoes at most
+ * --event-budget bytes before the others get their turn, so a flood from
+ * one peer cannot starve the rest.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,10 +38,17 @@
 
 #include "ephemeral_cert.h"
 #include "proc_status.h"
+#include "server_limits.h"
 #include "server_setup.h"
 #include "sotls.h"
 
 #define BUF_SIZE 16384
+#define EVENT_LIMITS (LIMIT_MAX_CONNS | LIMIT_HANDSHAKE | LIMIT_IDLE | LIMIT_SEND | LIMIT_BUDGET)
+/* Descriptors besides the connections: stdio, epoll, the listening socket,
+ * and what sotls and libc may open on the way (the port file). */
+#define FD_RESERVE 32
+/* How often deadlines are checked: their precision. */
+#define SWEEP_MS 100
 
 enum state { ST_HANDSHAKE, ST_ECHO, ST_CLOSING };
 
@@ -42,18 +58,26 @@ struct conn {
 	struct sotls_conn *tls;
 	uint32_t events; /* what epoll waits for now */
 	size_t out_len, out_off; /* echo pending in buf */
+	int64_t deadline; /* limits_now_ms time it is dropped at, unless it moves a byte */
 	struct conn *prev, *next; /* all open connections */
+	struct conn *rprev, *rnext; /* the ready queue: out of budget, more to do */
+	bool ready;
 	uint8_t buf[BUF_SIZE];
 };
 
 static struct conn *g_conns;
+static struct conn *g_ready_head, *g_ready_tail;
+static size_t g_ready_len;
+static struct server_limits g_limits = SERVER_LIMITS_DEFAULT;
+static int g_listen_fd;
+static bool g_accept_paused;
 
 static volatile sig_atomic_t g_stop;
 static struct sotls_config *g_cfg;
 static int g_ep;
 static bool g_verbose;
 static unsigned long long g_accepted, g_done_clean, g_failed, g_hs_failed, g_bytes, g_held,
-	g_peak_held;
+	g_peak_held, g_hs_expired, g_idle_expired, g_yields, g_pauses;
 
 static void on_signal(int sig)
 {
@@ -61,20 +85,83 @@ static void on_signal(int sig)
 	g_stop = 1;
 }
 
-static void conn_close(struct conn *c, bool failed, int rc)
+static void ready_remove(struct conn *c)
 {
-	if (failed) {
-		if (c->st == ST_HANDSHAKE)
-			g_hs_failed++; /* a peer that never became a TLS client */
-		else
-			g_failed++;
+	if (!c->ready)
+		return;
+	if (c->rprev != NULL)
+		c->rprev->rnext = c->rnext;
+	else
+		g_ready_head = c->rnext;
+	if (c->rnext != NULL)
+		c->rnext->rprev = c->rprev;
+	else
+		g_ready_tail = c->rprev;
+	c->rprev = c->rnext = NULL;
+	c->ready = false;
+	g_ready_len--;
+}
+
+/* Out of budget with more to do: its turn comes again after the others'
+ * (sotls may hold its bytes already, so epoll would not say). */
+static void ready_append(struct conn *c)
+{
+	c->rprev = g_ready_tail;
+	c->rnext = NULL;
+	if (g_ready_tail != NULL)
+		g_ready_tail->rnext = c;
+	else
+		g_ready_head = c;
+	g_ready_tail = c;
+	c->ready = true;
+	g_ready_len++;
+	g_yields++;
+}
+
+/* The listening socket in epoll or out of it: at the cap accept waits, and
+ * new clients wait in the backlog. */
+static void set_accepting(bool on)
+{
+	if (on == !g_accept_paused)
+		return;
+	struct epoll_event le = {.events = EPOLLIN, .data.ptr = NULL};
+	epoll_ctl(g_ep, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, g_listen_fd, &le);
+	g_accept_paused = !on;
+	if (!on)
+		g_pauses++;
+}
+
+/* How a connection ended, for the statistics. */
+enum end {
+	END_CLEAN,   /* close_notify both ways */
+	END_FAILED,  /* an error */
+	END_EXPIRED, /* past its deadline */
+	END_AT_EXIT, /* still open at exit: reported as such */
+};
+
+static void conn_close(struct conn *c, enum end how, int rc)
+{
+	bool hs = c->st == ST_HANDSHAKE;
+	switch (how) {
+	case END_CLEAN: g_done_clean++; break;
+	case END_FAILED:
+		/* In the handshake: a peer that never became a TLS client. */
+		(*(hs ? &g_hs_failed : &g_failed))++;
 		if (g_verbose)
 			fprintf(stderr, "connection %d: %s: %s\n", c->fd, sotls_strerror(rc),
 				sotls_conn_error_detail(c->tls));
-	} else {
-		g_done_clean++;
+		break;
+	case END_EXPIRED:
+		(*(hs ? &g_hs_expired : &g_idle_expired))++;
+		if (g_verbose)
+			fprintf(stderr, "connection %d: %s: dropped\n", c->fd,
+				hs ? "no handshake within --handshake-timeout"
+				   : "no byte moved within --idle-timeout / --send-timeout");
+		break;
+	case END_AT_EXIT: break;
 	}
 	epoll_ctl(g_ep, EPOLL_CTL_DEL, c->fd, NULL);
+	ready_remove(c);
 	if (c->prev != NULL)
 		c->prev->next = c->next;
 	else
@@ -85,6 +172,7 @@ static void conn_close(struct conn *c, bool failed, int rc)
 	close(c->fd);
 	free(c);
 	g_held--;
+	set_accepting(true);
 }
 
 /* Waits for what rc asks for (WANT_READ / WANT_WRITE). */
@@ -98,30 +186,42 @@ static void wait_for(struct conn *c, int rc)
 	}
 }
 
-/* Runs the connection until it would block or ends. */
+/* Runs the connection until it would block, ends, or has echoed its
+ * budget for this turn. */
 static void drive(struct conn *c)
 {
+	size_t turn = 0;
+	bool moved = false;
+
+	ready_remove(c);
 	for (;;) {
 		int rc;
 		if (c->st == ST_HANDSHAKE) {
 			rc = sotls_handshake(c->tls);
 			if (rc == 0) {
 				c->st = ST_ECHO;
+				moved = true;
 				continue;
 			}
 		} else if (c->st == ST_ECHO && c->out_off < c->out_len) {
 			ssize_t n = sotls_send(c->tls, c->buf + c->out_off, c->out_len - c->out_off);
 			if (n > 0) {
 				c->out_off += (size_t)n;
+				moved = true;
 				continue;
 			}
 			rc = (int)n;
+		} else if (c->st == ST_ECHO && turn >= g_limits.budget) {
+			ready_append(c);
+			break;
 		} else if (c->st == ST_ECHO) {
 			ssize_t n = sotls_recv(c->tls, c->buf, sizeof(c->buf));
 			if (n > 0) {
 				g_bytes += (unsigned long long)n;
+				turn += (size_t)n;
 				c->out_len = (size_t)n;
 				c->out_off = 0;
+				moved = true;
 				continue;
 			}
 			if (n == 0) { /* the peer's close_notify: ours, then done */
@@ -132,22 +232,39 @@ static void drive(struct conn *c)
 		} else { /* ST_CLOSING */
 			rc = sotls_shutdown(c->tls);
 			if (rc == 0) {
-				conn_close(c, false, 0);
+				conn_close(c, END_CLEAN, 0);
 				return;
 			}
 		}
 		if (rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE) {
 			wait_for(c, rc);
-			return;
+			break;
 		}
-		conn_close(c, true, rc);
+		conn_close(c, END_FAILED, rc);
 		return;
+	}
+	/* The handshake's deadline is for all of it; after it, a connection
+	 * lives as long as bytes move. */
+	if (moved && c->st != ST_HANDSHAKE)
+		c->deadline = limits_now_ms() +
+			      (c->events == EPOLLOUT ? g_limits.send_ms : g_limits.idle_ms);
+}
+
+/* Drops every connection past its deadline. */
+static void sweep(void)
+{
+	int64_t now = limits_now_ms();
+	struct conn *next;
+	for (struct conn *c = g_conns; c != NULL; c = next) {
+		next = c->next;
+		if (!c->ready && now >= c->deadline)
+			conn_close(c, END_EXPIRED, 0);
 	}
 }
 
 static void accept_all(int lfd)
 {
-	for (;;) {
+	while (g_held < (unsigned long long)g_limits.max_conns) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return; /* EAGAIN, or out of descriptors: try again later */
@@ -162,6 +279,7 @@ static void accept_all(int lfd)
 		}
 		c->fd = fd;
 		c->st = ST_HANDSHAKE;
+		c->deadline = limits_now_ms() + g_limits.handshake_ms;
 		c->next = g_conns;
 		if (g_conns != NULL)
 			g_conns->prev = c;
@@ -174,13 +292,41 @@ static void accept_all(int lfd)
 			g_peak_held = g_held;
 		drive(c);
 	}
+	set_accepting(false); /* at the cap */
+}
+
+/* Enough descriptors for the cap, and no more: the soft limit is raised
+ * only that far (within the hard limit); a hard limit below it lowers the
+ * cap. Returns 0, or -1 if not even one connection fits. */
+static int fit_fd_limit(void)
+{
+	rlim_t need = (rlim_t)g_limits.max_conns + FD_RESERVE;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	if (rl.rlim_cur < need) {
+		rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0 && getrlimit(RLIMIT_NOFILE, &rl) != 0)
+			return -1;
+	}
+	if (rl.rlim_cur < need) {
+		if (rl.rlim_cur <= FD_RESERVE)
+			return -1;
+		fprintf(stderr, "descriptor limit %llu: --max-conns lowered from %d to %llu\n",
+			(unsigned long long)rl.rlim_cur, g_limits.max_conns,
+			(unsigned long long)(rl.rlim_cur - FD_RESERVE));
+		g_limits.max_conns = (int)(rl.rlim_cur - FD_RESERVE);
+	}
+	return 0;
 }
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sotls-event-echo-server [--port N] [--port-file FILE] [--cipher LIST]\n"
-		   "                               [--allow-errors] [--verbose]\n"
-		   "  Echoes over TLS until SIGINT/SIGTERM, then prints statistics.\n");
+		   "                               [--allow-errors] [--verbose] [limits]\n"
+		   "  Echoes over TLS until SIGINT/SIGTERM, then prints statistics.\n"
+		   "  --idle-timeout and --send-timeout count from the last byte moved.\n");
+	server_limits_usage(f, EVENT_LIMITS);
 }
 
 int main(int argc, char **argv)
@@ -192,9 +338,15 @@ int main(int argc, char **argv)
 		{"port", required_argument, NULL, 'p'},	   {"port-file", required_argument, NULL, 'f'},
 		{"cipher", required_argument, NULL, 'c'},  {"allow-errors", no_argument, NULL, 'e'},
 		{"verbose", no_argument, NULL, 'v'},	   {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+		SERVER_LIMITS_OPTIONS,			   {NULL, 0, NULL, 0}};
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int lim = server_limits_option(&g_limits, EVENT_LIMITS, opt, optarg);
+		if (lim != 0) {
+			if (lim < 0)
+				return 2;
+			continue;
+		}
 		switch (opt) {
 		case 'p': port = atoi(optarg); break;
 		case 'f': port_file = optarg; break;
@@ -206,11 +358,9 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* One descriptor per connection: take all the process may have. */
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+	if (fit_fd_limit() != 0) {
+		fprintf(stderr, "RLIMIT_NOFILE: not enough descriptors for a connection\n");
+		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	struct sigaction sa = {.sa_handler = on_signal};
@@ -237,8 +387,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	g_ep = epoll_create1(EPOLL_CLOEXEC);
-	struct epoll_event le = {.events = EPOLLIN, .data.ptr = NULL};
-	epoll_ctl(g_ep, EPOLL_CTL_ADD, lfd, &le);
+	g_listen_fd = lfd;
+	g_accept_paused = true;
+	set_accepting(true);
 	if (port_file != NULL && write_port_file(port_file, port) != 0) {
 		perror("port file");
 		return 1;
@@ -247,32 +398,40 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	struct epoll_event evs[256];
+	int64_t last_sweep = limits_now_ms();
 	while (!g_stop) {
-		int n = epoll_wait(g_ep, evs, 256, 500);
+		/* Connections out of budget go on at once, after new events. */
+		int n = epoll_wait(g_ep, evs, 256, g_ready_head != NULL ? 0 : SWEEP_MS);
 		for (int i = 0; i < n; i++) {
 			if (evs[i].data.ptr == NULL)
 				accept_all(lfd);
 			else
 				drive(evs[i].data.ptr);
 		}
+		/* One more turn for each that was waiting; who runs out of
+		 * budget again goes to the back. */
+		for (size_t k = g_ready_len; k > 0 && g_ready_head != NULL; k--)
+			drive(g_ready_head);
+		if (limits_now_ms() - last_sweep >= SWEEP_MS) {
+			sweep();
+			last_sweep = limits_now_ms();
+		}
 	}
 
-	/* Whatever is still open is dropped, and counted as failed. */
+	/* Whatever is still open is dropped, and counted apart. */
 	unsigned long long dropped = g_held;
 	long rss_kb = proc_status_kb("/proc/self/status", "VmRSS");
-	while (g_conns != NULL) {
-		/* conn_close counts it as failed; it is reported as dropped. */
-		if (g_conns->st == ST_HANDSHAKE)
-			g_hs_failed--;
-		else
-			g_failed--;
-		conn_close(g_conns, true, SOTLS_ERR_CLOSED);
-	}
+	while (g_conns != NULL)
+		conn_close(g_conns, END_AT_EXIT, 0);
 	printf("served %llu connections (peak %llu at once): %llu closed cleanly, %llu failed "
 	       "after the handshake, %llu failed in it, %llu still open at exit; %llu bytes echoed; "
 	       "RSS %ld KiB, peak RSS %ld KiB\n",
 	       g_accepted, g_peak_held, g_done_clean, g_failed, g_hs_failed, dropped, g_bytes,
 	       rss_kb, proc_status_kb("/proc/self/status", "VmHWM"));
+	printf("limits: %llu dropped at --handshake-timeout, %llu at --idle/--send-timeout; "
+	       "accept paused %llu times at --max-conns %d; %llu turns cut by --event-budget %zu\n",
+	       g_hs_expired, g_idle_expired, g_pauses, g_limits.max_conns, g_yields,
+	       g_limits.budget);
 	close(g_ep);
 	close(lfd);
 	sotls_config_free(g_cfg);

@@ -3,6 +3,14 @@
  * (TLS 1.2, ARIA-GCM), HTTP/1.1 GET and HEAD with Content-Length and
  * keep-alive, one thread per client. Bodies go out with sotls_sendfile.
  *
+ * Every client is bounded (server_limits.h, each a flag): at most
+ * --max-conns at once (accept waits at the cap), a deadline for the
+ * handshake, for silence between requests and for a whole request head,
+ * however slowly its bytes trickle in; and a response the client stops
+ * reading fails after --send-timeout. Only regular files are served, and
+ * they are opened non-blocking: a FIFO or a device under the root is a
+ * 404, never a thread waiting on it.
+ *
  * Nothing outside the root is ever opened: the request path is decoded,
  * ".." segments are refused (400), and the file is opened relative to the
  * root with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), so absolute
@@ -16,30 +24,28 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "http_request.h"
+#include "server_limits.h"
 #include "server_setup.h"
 #include "sotls.h"
 
-#define IDLE_SECONDS 30
+#define HTTPS_LIMITS (LIMIT_MAX_CONNS | LIMIT_HANDSHAKE | LIMIT_IDLE | LIMIT_HEADER | LIMIT_SEND)
 
 static struct sotls_config *g_cfg;
 static int g_root = -1;
 static char g_root_real[PATH_MAX];
 static int g_verbose = 1;
-static atomic_int g_clients;
+static struct server_limits g_limits = SERVER_LIMITS_DEFAULT;
+static struct conn_slots g_slots;
 
 static void usage(FILE *f)
 {
@@ -56,19 +62,25 @@ static void usage(FILE *f)
 		"  --ktls MODE       auto | off | require (default auto)\n"
 		"  --port-file FILE  write the listening port to FILE once listening\n"
 		"  --quiet           print only errors\n"
-		"  --help            this text\n"
-		"then: curl -k --tlsv1.2 --ciphers ECDHE-ECDSA-ARIA128-GCM-SHA256 "
+		"  --help            this text\n");
+	server_limits_usage(f, HTTPS_LIMITS);
+	fprintf(f, "then: curl -k --tlsv1.2 --ciphers ECDHE-ECDSA-ARIA128-GCM-SHA256 "
 		"https://127.0.0.1:PORT/FILE\n");
 }
 
 /* ---- files -------------------------------------------------------------------- */
+
+/* Non-blocking: opening a FIFO (or a device) must not wait for a writer;
+ * the caller then refuses whatever is not a regular file. Symlinks inside
+ * the root are served, so no O_NOFOLLOW: RESOLVE_BENEATH keeps them in. */
+#define FILE_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
 /* Opens rel (relative, already free of "..") beneath the root. */
 static int open_beneath(const char *rel)
 {
 	const char *name = rel[0] != '\0' ? rel : ".";
 	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY,
+		.flags = FILE_OPEN_FLAGS,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
 	};
 	long fd = syscall(SYS_openat2, g_root, name, &how, sizeof(how));
@@ -84,7 +96,7 @@ static int open_beneath(const char *rel)
 		errno = EXDEV;
 		return -1;
 	}
-	return open(real, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	return open(real, FILE_OPEN_FLAGS);
 }
 
 static const char *content_type(const char *path)
@@ -108,20 +120,19 @@ static const char *content_type(const char *path)
 
 /* ---- responses -------------------------------------------------------------- */
 
-static int send_all(struct sotls_conn *c, const char *p, size_t n)
+struct client {
+	int fd;
+	int id;
+	struct sotls_conn *c;
+};
+
+static int send_all(struct client *cl, const char *p, size_t n)
 {
-	while (n > 0) {
-		ssize_t k = sotls_send(c, p, n);
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
+	return limits_send_all(cl->c, cl->fd, p, n, g_limits.send_ms);
 }
 
 /* A short response with a text body (none for HEAD). */
-static int send_status(struct sotls_conn *c, int code, const char *reason, bool head,
+static int send_status(struct client *cl, int code, const char *reason, bool head,
 		       bool keep_alive, const char *extra)
 {
 	char body[128], msg[512];
@@ -131,21 +142,22 @@ static int send_status(struct sotls_conn *c, int code, const char *reason, bool 
 			 "Content-Length: %d\r\n%sConnection: %s\r\n\r\n%s",
 			 code, reason, blen, extra ? extra : "", keep_alive ? "keep-alive" : "close",
 			 head ? "" : body);
-	return send_all(c, msg, (size_t)n);
+	return send_all(cl, msg, (size_t)n);
 }
 
 /* Answers one parsed request. Returns 0 to go on, -1 to close. */
-static int respond(struct sotls_conn *c, const struct http_request *req, int id)
+static int respond(struct client *cl, const struct http_request *req)
 {
 	bool head = req->method == HTTP_HEAD;
+	int id = cl->id;
 	if (req->method == HTTP_OTHER)
-		return send_status(c, 405, "Method Not Allowed", false, req->keep_alive,
+		return send_status(cl, 405, "Method Not Allowed", false, req->keep_alive,
 				   "Allow: GET, HEAD\r\n") == 0 && req->keep_alive ? 0 : -1;
 	char rel[HTTP_MAX_PATH + 1];
 	if (http_relative_path(req->path, rel, sizeof(rel)) != 0) {
 		if (g_verbose)
 			printf("client %d: %s refused (outside the root)\n", id, req->path);
-		send_status(c, 400, "Bad Request", head, false, NULL);
+		send_status(cl, 400, "Bad Request", head, false, NULL);
 		return -1;
 	}
 	int fd = open_beneath(rel);
@@ -161,10 +173,11 @@ static int respond(struct sotls_conn *c, const struct http_request *req, int id)
 	}
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		if (g_verbose)
-			printf("client %d: %s %s -> 404\n", id, head ? "HEAD" : "GET", req->path);
+			printf("client %d: %s %s -> 404%s\n", id, head ? "HEAD" : "GET", req->path,
+			       fd >= 0 ? " (not a regular file)" : "");
 		if (fd >= 0)
 			close(fd);
-		return send_status(c, 404, "Not Found", head, req->keep_alive, NULL) == 0 &&
+		return send_status(cl, 404, "Not Found", head, req->keep_alive, NULL) == 0 &&
 				       req->keep_alive
 			       ? 0
 			       : -1;
@@ -175,91 +188,107 @@ static int respond(struct sotls_conn *c, const struct http_request *req, int id)
 			 "Connection: %s\r\n\r\n",
 			 content_type(name), (long long)st.st_size,
 			 req->keep_alive ? "keep-alive" : "close");
-	if (send_all(c, hdr, (size_t)n) != 0) {
+	if (send_all(cl, hdr, (size_t)n) != 0) {
 		close(fd);
 		return -1;
 	}
 	off_t off = 0;
-	int rc = 0;
-	while (!head && off < st.st_size) {
-		ssize_t k = sotls_sendfile(c, fd, &off, (size_t)(st.st_size - off));
-		if (k <= 0) {
-			/* The file shrank, or the connection failed: the promised
-			 * length cannot be kept, so the connection ends. */
-			fprintf(stderr, "client %d: %s: sendfile: %s%s%s\n", id, req->path,
-				k == 0 ? "file shrank" : sotls_strerror((int)k),
-				k < 0 ? " " : "", k < 0 ? sotls_conn_error_detail(c) : "");
-			rc = -1;
-			break;
-		}
-	}
+	ssize_t k = head ? 0 : limits_sendfile(cl->c, cl->fd, fd, &off, (size_t)st.st_size,
+					       g_limits.send_ms);
 	close(fd);
-	if (g_verbose && rc == 0) {
+	if (k < 0 || (!head && off < st.st_size)) {
+		/* The file shrank, the client stopped reading, or the connection
+		 * failed: the promised length cannot be kept, so it ends. */
+		fprintf(stderr, "client %d: %s: sendfile after %lld bytes: %s%s%s\n", id,
+			req->path, (long long)off, k >= 0 ? "file shrank" : limits_strerror((int)k),
+			k < 0 && k != LIMIT_EXPIRED ? " " : "",
+			k < 0 && k != LIMIT_EXPIRED ? sotls_conn_error_detail(cl->c) : "");
+		return -1;
+	}
+	if (g_verbose) {
 		struct sotls_info info;
-		sotls_get_info(c, &info);
+		sotls_get_info(cl->c, &info);
 		printf("client %d: %s %s -> 200, %lld bytes (%s)\n", id, head ? "HEAD" : "GET",
 		       req->path, (long long)st.st_size,
 		       head ? "no body" : info.sendfile_path);
 	}
-	return rc == 0 && req->keep_alive ? 0 : -1;
+	return req->keep_alive ? 0 : -1;
 }
 
 /* ---- clients ------------------------------------------------------------------ */
 
-struct client {
-	int fd;
-	int id;
-};
-
-static void serve(struct client *cl)
+/* Why a client's wait for bytes ended without them, for the log. */
+static void log_recv_end(const struct client *cl, ssize_t n, bool in_head)
 {
-	struct sotls_conn *c = NULL;
+	if (n == LIMIT_EXPIRED)
+		printf("client %d: %s: dropped\n", cl->id,
+		       in_head ? "request head not complete within --header-timeout"
+			       : "idle past --idle-timeout");
+	else if (n < 0)
+		printf("client %d: %s %s\n", cl->id, sotls_strerror((int)n),
+		       sotls_conn_error_detail(cl->c));
+}
+
+/* Requests until the client closes, fails or runs out of a limit. */
+static void serve_requests(struct client *cl)
+{
 	static __thread char buf[HTTP_MAX_HEAD];
 	size_t have = 0;
+	int64_t deadline = limits_now_ms() + g_limits.idle_ms;
 
-	if (sotls_conn_new(g_cfg, cl->fd, &c) != 0)
-		return;
-	int rc = sotls_handshake(c);
-	if (rc != 0) {
-		fprintf(stderr, "client %d: handshake failed: %s %s\n", cl->id, sotls_strerror(rc),
-			sotls_conn_error_detail(c));
-		sotls_conn_free(c);
-		return;
-	}
 	for (;;) {
 		struct http_request req;
 		enum http_parse_result pr = http_parse_request(buf, have, &req);
 		if (pr == HTTP_PARSE_INCOMPLETE) {
-			ssize_t n = sotls_recv(c, buf + have, sizeof(buf) - have);
-			if (n <= 0)
-				break; /* close_notify, idle timeout or an error */
+			ssize_t n = limits_recv(cl->c, cl->fd, buf + have, sizeof(buf) - have,
+						deadline);
+			if (n <= 0) {
+				if (g_verbose)
+					log_recv_end(cl, n, have > 0);
+				return;
+			}
+			/* The head's deadline runs from its first byte, however
+			 * slowly the rest trickles in. */
+			if (have == 0)
+				deadline = limits_now_ms() + g_limits.header_ms;
 			have += (size_t)n;
 			continue;
 		}
 		if (pr != HTTP_PARSE_OK) {
 			if (g_verbose)
 				printf("client %d: malformed request -> 400\n", cl->id);
-			send_status(c, 400, "Bad Request", false, false, NULL);
-			break;
+			send_status(cl, 400, "Bad Request", false, false, NULL);
+			return;
 		}
-		if (respond(c, &req, cl->id) != 0)
-			break;
+		if (respond(cl, &req) != 0)
+			return;
 		/* Pipelined bytes of the next request move to the front. */
 		memmove(buf, buf + req.head_len, have - req.head_len);
 		have -= req.head_len;
+		deadline = limits_now_ms() + (have > 0 ? g_limits.header_ms : g_limits.idle_ms);
 	}
-	sotls_shutdown(c);
-	sotls_conn_free(c);
 }
 
-static void *client_thread(void *arg)
+static void serve(void *arg)
 {
 	struct client *cl = arg;
-	serve(cl);
+	int64_t deadline = limits_now_ms() + g_limits.handshake_ms;
+
+	if (limits_prepare_socket(cl->fd, g_limits.send_ms) != 0 ||
+	    sotls_conn_new(g_cfg, cl->fd, &cl->c) != 0)
+		goto out;
+	int rc = limits_handshake(cl->c, cl->fd, deadline);
+	if (rc != 0) {
+		fprintf(stderr, "client %d: handshake failed: %s %s\n", cl->id, limits_strerror(rc),
+			rc == LIMIT_EXPIRED ? "(--handshake-timeout)" : sotls_conn_error_detail(cl->c));
+		goto out;
+	}
+	serve_requests(cl);
+	limits_shutdown(cl->c, cl->fd, g_limits.send_ms);
+out:
+	sotls_conn_free(cl->c);
 	close(cl->fd);
 	free(cl);
-	atomic_fetch_sub(&g_clients, 1);
-	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -270,7 +299,7 @@ int main(int argc, char **argv)
 		{"key", required_argument, NULL, 'k'},	   {"cipher", required_argument, NULL, 's'},
 		{"ktls", required_argument, NULL, 't'},	   {"port-file", required_argument, NULL, 'f'},
 		{"quiet", no_argument, NULL, 'q'},	   {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+		SERVER_LIMITS_OPTIONS,			   {NULL, 0, NULL, 0},
 	};
 	const char *root = NULL, *bind_addr = "127.0.0.1", *cert = NULL, *key = NULL;
 	const char *cipher = NULL, *port_file = NULL;
@@ -278,6 +307,12 @@ int main(int argc, char **argv)
 	enum sotls_ktls_policy ktls = SOTLS_KTLS_AUTO;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int lim = server_limits_option(&g_limits, HTTPS_LIMITS, opt, optarg);
+		if (lim != 0) {
+			if (lim < 0)
+				return 2;
+			continue;
+		}
 		switch (opt) {
 		case 'r': root = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -343,32 +378,25 @@ int main(int argc, char **argv)
 		printf("serving %s on https://%s:%d/\n", g_root_real, bind_addr, port);
 	fflush(stdout);
 
+	conn_slots_init(&g_slots, g_limits.max_conns);
 	for (int id = 1;; id++) {
+		conn_slots_take(&g_slots);
 		int fd = accept_client(ls, NULL, NULL);
 		if (fd < 0) {
 			fprintf(stderr, "accept: %s\n", strerror(errno));
 			return 1;
 		}
-		/* An idle keep-alive client is dropped after a while. */
-		struct timeval tv = {.tv_sec = IDLE_SECONDS};
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		struct client *cl = malloc(sizeof(*cl));
-		pthread_t t;
-		pthread_attr_t attr;
 		if (cl == NULL) {
 			close(fd);
+			conn_slots_give(&g_slots);
 			continue;
 		}
-		cl->fd = fd;
-		cl->id = id;
-		atomic_fetch_add(&g_clients, 1);
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		if (pthread_create(&t, &attr, client_thread, cl) != 0) {
-			atomic_fetch_sub(&g_clients, 1);
+		*cl = (struct client){.fd = fd, .id = id};
+		if (conn_slots_spawn(&g_slots, serve, cl) != 0) {
+			fprintf(stderr, "client %d: no thread\n", id);
 			close(fd);
 			free(cl);
 		}
-		pthread_attr_destroy(&attr);
 	}
 }

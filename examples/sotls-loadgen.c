@@ -8,6 +8,10 @@
  * RSS while every connection is held. Exit status 0 only if every connection
  * completed its handshake, every echo was intact, and every connection
  * closed cleanly with close_notify both ways.
+ *
+ * --slowloris N runs another scenario instead (loadgen_slowloris.h): N peers
+ * trickle a ClientHello a byte at a time, --honest clients must be served
+ * meanwhile, and every peer must be dropped at the server's deadline.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "loadgen_slowloris.h"
 #include "proc_status.h"
 #include "sotls.h"
 
@@ -207,7 +212,13 @@ static void usage(FILE *f)
 		   "  N connections (default 100) for T seconds (default 10), messages of\n"
 		   "  1..BYTES random bytes (default 16384), each echo verified. --stalled: M\n"
 		   "  more connections send 3 bytes of a record header and then nothing for\n"
-		   "  the whole run (they must not slow anyone else down).\n");
+		   "  the whole run (they must not slow anyone else down).\n"
+		   "       sotls-loadgen --slowloris N [--interval S] [--honest N] [--honest-max S]\n"
+		   "                     --expect-drop S [--drop-slack S] [--host A] [--port N]\n"
+		   "  N peers send a ClientHello a byte every S seconds (default 20); meanwhile\n"
+		   "  the honest clients (default 10), one after the other, must each be served\n"
+		   "  within --honest-max (default 1 s), and every peer must be dropped by the\n"
+		   "  server between --expect-drop and --drop-slack (default 2) seconds later.\n");
 }
 
 int main(int argc, char **argv)
@@ -222,8 +233,14 @@ int main(int argc, char **argv)
 		{"conns", required_argument, NULL, 'n'},   {"seconds", required_argument, NULL, 't'},
 		{"max-msg", required_argument, NULL, 'm'}, {"server-pid", required_argument, NULL, 's'},
 		{"cipher", required_argument, NULL, 'c'},  {"stalled", required_argument, NULL, 'S'},
+		{"slowloris", required_argument, NULL, 'L'}, {"interval", required_argument, NULL, 'i'},
+		{"honest", required_argument, NULL, 'o'},  {"honest-max", required_argument, NULL, 'x'},
+		{"expect-drop", required_argument, NULL, 'd'},
+		{"drop-slack", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
+	struct slowloris_plan sl = {
+		.interval = 20, .honest = 10, .honest_max = 1, .drop_slack = 2};
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -235,9 +252,20 @@ int main(int argc, char **argv)
 		case 's': server_pid = atoi(optarg); break;
 		case 'c': cipher = optarg; break;
 		case 'S': nstalled = atol(optarg); break;
+		case 'L': sl.peers = atol(optarg); break;
+		case 'i': sl.interval = atof(optarg); break;
+		case 'o': sl.honest = atol(optarg); break;
+		case 'x': sl.honest_max = atof(optarg); break;
+		case 'd': sl.expect_drop = atof(optarg); break;
+		case 'k': sl.drop_slack = atof(optarg); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (sl.peers < 0 || (sl.peers > 0 && (sl.interval <= 0 || sl.honest < 0 ||
+					      sl.expect_drop <= 0 || sl.drop_slack < 0))) {
+		usage(stderr);
+		return 2;
 	}
 	if (nconns < 1 || nstalled < 0 || seconds <= 0 || g_max_msg < 1 || g_max_msg > sizeof(g_out)) {
 		usage(stderr);
@@ -263,6 +291,12 @@ int main(int argc, char **argv)
 	if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
 		fprintf(stderr, "--host: an IPv4 address\n");
 		return 2;
+	}
+
+	if (sl.peers > 0) {
+		rc = slowloris_run(&sl, &a, cfg);
+		sotls_config_free(cfg);
+		return rc;
 	}
 
 	/* The stalled peers first: the real clients must get through anyway. */
@@ -366,7 +400,7 @@ int main(int argc, char **argv)
 		close(stalled[i]);
 	free(stalled);
 	printf("loadgen: %ld connections requested, %llu held at once (peak), all up after %.2f s; "
-	       "%ld stalled peers held open throughout\n",
+	       "%ld stalled peers opened first\n",
 	       nconns, g_peak_open, t_all_up > 0 ? t_all_up - t0 : -1.0, nstalled);
 	printf("loadgen: %llu messages (%.1f MB) echoed and verified in %.1f s (%.1f MB/s each "
 	       "way); %.0f messages/s while all connections were held\n",
