@@ -1,6 +1,6 @@
 /*
  * Inside one handshake: the state that hs.c (mbedTLS driving), hs_reader.c
- * (the record framing under mbedTLS), hello_check.c (the hello checks
+ * (the record framing under mbedTLS), msg_check.c (the message checks
  * mbedTLS lacks) and hs_alert.c (errors to alerts) share.
  *
  * The invariants, stated once:
@@ -33,8 +33,10 @@
  * TLSCiphertext.length MUST NOT exceed 2^14 + 2048. */
 #define SOTLS_HS_MAX_PLAIN 16384u
 #define SOTLS_HS_MAX_CIPHER (16384u + 2048u)
-/* The largest handshake message accepted (header included): mbedTLS parses
- * a message from one buffer of MBEDTLS_SSL_IN_CONTENT_LEN bytes. */
+/* The largest handshake message mbedTLS parses (header included): it reads a
+ * message from one buffer of MBEDTLS_SSL_IN_CONTENT_LEN (2^14) bytes. A
+ * ClientHello may be twice that: msg_check.c shows mbedTLS a shorter one. */
+#define SOTLS_HS_MAX_MBED_MESSAGE 16384u
 #define SOTLS_HS_MAX_MESSAGE 32768u
 /* Warning alerts tolerated during a handshake (CVE-2016-8610, "SSL Death
  * Alert"): more are a fatal unexpected_message. */
@@ -86,10 +88,12 @@ struct sotls_hs {
 	int fail_alert;
 	char fail_detail[160];
 
-	/* RFC 5246 E.1: a ClientHello above TLS 1.2 is answered in TLS 1.2.
-	 * mbedTLS 3.6 built without TLS 1.3 refuses it, so it is shown the
-	 * hello with client_version 0x0303, and the transcript is put back to
-	 * the real bytes (kept here) once mbedTLS has hashed and parsed it. */
+	/* What mbedTLS 3.6 cannot take in a ClientHello, it is shown
+	 * rewritten, and the transcript is put back to the real bytes (kept
+	 * here) once mbedTLS has hashed and parsed it: a client_version above
+	 * TLS 1.2, which RFC 5246 E.1 says to answer in TLS 1.2 (mbedTLS built
+	 * without TLS 1.3 refuses it), and a hello above 16 KiB, shown without
+	 * the extensions mbedTLS ignores. */
 	uint8_t *real_hello;
 	size_t real_hello_len;
 
@@ -120,10 +124,15 @@ int sotls_hs_fail(struct sotls_hs *hs, int err, int alert, const char *fmt, ...)
  * Checks a whole ClientHello (server) or ServerHello (client) message,
  * header included, for what RFC 5246, 8422, 7627 and 6066 require and mbedTLS
  * 3.6 does not check. Returns 0, or the sotls_hs_fail code. May rewrite the
- * ClientHello's client_version (see real_hello).
+ * ClientHello in place for mbedTLS (see real_hello): *shown_len is then the
+ * length of what mbedTLS is to see.
  */
-int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len);
+int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len,
+				size_t *shown_len);
 int sotls_hs_check_server_hello(struct sotls_hs *hs, const uint8_t *msg, size_t len);
+/* The peer's ECDHE share (RFC 8422 §5.4, §5.11; RFC 7748 §6.1). */
+int sotls_hs_check_client_key_exchange(struct sotls_hs *hs, const uint8_t *msg, size_t len);
+int sotls_hs_check_server_key_exchange(struct sotls_hs *hs, const uint8_t *msg, size_t len);
 
 /* The alert for an mbedTLS failure that mbedTLS did not announce itself, and
  * the sotls code and detail (hs_alert.c). */

@@ -299,24 +299,28 @@ static int serve_message(struct sotls_hs *hs)
 	if (rd->msg_len < mlen)
 		return 0;
 	uint8_t type = rd->msg[0];
+	size_t shown = mlen;
 	int rc = 0;
-	if (type == (hs->server ? 1 : 2)) {
+	if (type == (hs->server ? 16 : 12) && rd->hellos > 0)
+		rc = hs->server ? sotls_hs_check_client_key_exchange(hs, rd->msg, mlen)
+				: sotls_hs_check_server_key_exchange(hs, rd->msg, mlen);
+	else if (type == (hs->server ? 1 : 2)) {
 		/* RFC 5246 §7.3: one hello each way; sotls never
 		 * renegotiates, so a second one is out of order. */
 		if (rd->hellos++ > 0)
 			return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE,
 					     SOTLS_ALERT_UNEXPECTED_MESSAGE, "a second %s",
 					     hs->server ? "ClientHello" : "ServerHello");
-		rc = hs->server ? sotls_hs_check_client_hello(hs, rd->msg, mlen)
+		rc = hs->server ? sotls_hs_check_client_hello(hs, rd->msg, mlen, &shown)
 				: sotls_hs_check_server_hello(hs, rd->msg, mlen);
 	}
 	if (rc != 0)
 		return rc;
-	if (mlen > 0xffff)
-		/* A synthetic record's length field has 16 bits. */
+	if (shown > SOTLS_HS_MAX_MBED_MESSAGE)
 		return sotls_hs_fail(hs, SOTLS_ERR_HANDSHAKE, SOTLS_ALERT_ILLEGAL_PARAMETER,
-				     "handshake message of %zu bytes", mlen);
-	serve(rd, SOTLS_CT_HANDSHAKE, rd->msg, mlen);
+				     "handshake message of %zu bytes (at most %u)", shown,
+				     SOTLS_HS_MAX_MBED_MESSAGE);
+	serve(rd, SOTLS_CT_HANDSHAKE, rd->msg, shown);
 	rd->consume = mlen;
 	return 0;
 }

@@ -14,7 +14,7 @@
 
 /* The ECDHE groups, fastest first: mbedTLS's default order starts with
  * P-521, several times slower than P-256 and X25519 for the same handshake.
- * hello_check.c refuses a client that has none of them. */
+ * msg_check.c refuses a client that has none of them. */
 static const uint16_t KEX_GROUPS[] = {
 	MBEDTLS_SSL_IANA_TLS_GROUP_SECP256R1, MBEDTLS_SSL_IANA_TLS_GROUP_X25519,
 	MBEDTLS_SSL_IANA_TLS_GROUP_SECP384R1, MBEDTLS_SSL_IANA_TLS_GROUP_SECP521R1,

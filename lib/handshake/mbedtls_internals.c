@@ -9,6 +9,7 @@
  * - the handshake state, to act between steps;
  * - the transcript, put back to the real ClientHello (RFC 5246 E.1; see
  *   hs_internal.h, real_hello);
+ * - the ECDHE group the server chose, to check the client's share against;
  * - the point format of our ECDHE share: mbedTLS adopts the peer's first
  *   listed format, compressed included, and RFC 8422 §5.1.2 allows only
  *   uncompressed in TLS 1.2.
@@ -48,4 +49,9 @@ void sotls_mbed_uncompressed_points(mbedtls_ssl_context *ssl)
 {
 	if (ssl->handshake != NULL)
 		ssl->handshake->ecdh_ctx.point_format = MBEDTLS_ECP_PF_UNCOMPRESSED;
+}
+
+mbedtls_ecp_group_id sotls_mbed_kex_group(const mbedtls_ssl_context *ssl)
+{
+	return ssl->handshake != NULL ? ssl->handshake->ecdh_ctx.grp_id : MBEDTLS_ECP_DP_NONE;
 }

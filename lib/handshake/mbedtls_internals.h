@@ -15,5 +15,7 @@ void sotls_mbed_next_seqs(const mbedtls_ssl_context *ssl, uint64_t *out_seq, uin
 /* Restarts the transcript with msg, the real first handshake message. */
 int sotls_mbed_rehash_hello(mbedtls_ssl_context *ssl, const uint8_t *msg, size_t len);
 void sotls_mbed_uncompressed_points(mbedtls_ssl_context *ssl);
+/* The group of the ECDHE exchange once the ServerKeyExchange is made. */
+mbedtls_ecp_group_id sotls_mbed_kex_group(const mbedtls_ssl_context *ssl);
 
 #endif

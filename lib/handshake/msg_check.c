@@ -1,12 +1,16 @@
 /*
- * The checks on the peer's hello that RFC 5246, 8422, 7627 and 6066 make and
- * mbedTLS 3.6 does not (or answers with the wrong alert). They run on the
- * whole message, before mbedTLS parses it, so the alert they name is the
- * first and only thing sent.
+ * The checks on the peer's handshake messages that RFC 5246, 8422, 7627 and
+ * 6066 make and mbedTLS 3.6 does not (or answers with the wrong alert): the
+ * hellos, and the ECDHE key share in ServerKeyExchange / ClientKeyExchange.
+ * They run on the whole message, before mbedTLS parses it, so the alert they
+ * name is the first and only thing sent.
  */
 #include <string.h>
 
+#include <mbedtls/ecp.h>
+
 #include "hs_internal.h"
+#include "mbedtls_internals.h"
 
 /* A bounded reader over one message. */
 struct cur {
@@ -66,14 +70,14 @@ static bool group_supported(uint16_t g)
 static int check_point_formats(struct sotls_hs *hs, struct cur ext)
 {
 	struct cur list;
-	if (!vec(&ext, 1, &list) || ext.left != 0)
+	if (!vec(&ext, 1, &list) || ext.left != 0 || list.left == 0)
+		/* RFC 5246 §7.2.2: a vector outside its range <1..2^8-1>. */
 		return DECODE(hs, "malformed ec_point_formats extension");
 	for (size_t i = 0; i < list.left; i++)
 		if (list.p[i] == 0)
 			return 0;
 	/* RFC 8422 §5.1.2 (client) and §5.2 (server): "MUST abort the
-	 * handshake and return an illegal_parameter alert". An empty list
-	 * lacks it too. */
+	 * handshake and return an illegal_parameter alert". */
 	return ILLEGAL(hs, "ec_point_formats without the uncompressed format");
 }
 
@@ -189,7 +193,41 @@ static bool suite_in_common(const struct sotls_hs *hs, struct cur suites)
 	return false;
 }
 
-int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len)
+/*
+ * Compacts a checked ClientHello's extensions (the block starts at ext_at)
+ * to those mbedTLS 3.6's TLS 1.2 server parses; the rest (padding, GREASE,
+ * TLS 1.3's) it ignores anyway. Returns the new length; the message and
+ * extension length fields are updated.
+ */
+static size_t drop_ignored_extensions(uint8_t *msg, size_t len, size_t ext_at)
+{
+	static const uint16_t PARSED[] = {0, 1, 10, 11, 13, 16, 22, 23, 35, 0xff01};
+	if (ext_at + 2 > len)
+		return len; /* no extensions to drop */
+	size_t in = ext_at + 2, out = in;
+	while (in < len) {
+		uint16_t type = u16(msg + in);
+		size_t n = 4 + (size_t)u16(msg + in + 2);
+		bool keep = false;
+		for (size_t i = 0; i < sizeof(PARSED) / sizeof(PARSED[0]); i++)
+			keep |= PARSED[i] == type;
+		if (keep) {
+			memmove(msg + out, msg + in, n);
+			out += n;
+		}
+		in += n;
+	}
+	size_t ext_len = out - ext_at - 2, body = out - 4;
+	msg[ext_at] = (uint8_t)(ext_len >> 8);
+	msg[ext_at + 1] = (uint8_t)ext_len;
+	msg[1] = (uint8_t)(body >> 16);
+	msg[2] = (uint8_t)(body >> 8);
+	msg[3] = (uint8_t)body;
+	return out;
+}
+
+int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len,
+				size_t *shown_len)
 {
 	/* RFC 5246 §7.4.1.2: client_version, random[32], session_id<0..32>,
 	 * cipher_suites<2..2^16-2>, compression_methods<1..2^8-1>, then
@@ -206,6 +244,7 @@ int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len)
 		/* RFC 5246 §7.4.1.2: "this vector MUST contain ...
 		 * CompressionMethod.null"; sotls offers nothing else. */
 		return ILLEGAL(hs, "the ClientHello offers no null compression");
+	size_t ext_at = (size_t)(c.p - msg);
 	int rc = check_extensions(hs, &c, check_client_ext);
 	if (rc != 0)
 		return rc;
@@ -215,19 +254,26 @@ int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len)
 		return sotls_hs_fail(hs, SOTLS_ERR_NO_SHARED_SUITE, SOTLS_ALERT_HANDSHAKE_FAILURE,
 				     "no cipher suite in common with the client");
 
-	if (version[0] == 3 && version[1] > 3) {
+	*shown_len = len;
+	bool clamp = u16(version) > 0x0303;
+	if (!clamp && len <= SOTLS_HS_MAX_MBED_MESSAGE)
+		return 0;
+	hs->real_hello = malloc(len);
+	if (hs->real_hello == NULL)
+		return sotls_hs_fail(hs, SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ALERT_INTERNAL_ERROR,
+				     "no memory for the ClientHello");
+	memcpy(hs->real_hello, msg, len);
+	hs->real_hello_len = len;
+	if (clamp) {
 		/* RFC 5246 E.1: "If a TLS server receives a ClientHello
 		 * containing a version number greater than the highest version
 		 * supported by the server, it MUST reply according to the
-		 * highest version supported by the server." See real_hello. */
-		hs->real_hello = malloc(len);
-		if (hs->real_hello == NULL)
-			return sotls_hs_fail(hs, SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ALERT_INTERNAL_ERROR,
-					     "no memory for the ClientHello");
-		memcpy(hs->real_hello, msg, len);
-		hs->real_hello_len = len;
+		 * highest version supported by the server." */
+		msg[4] = 3;
 		msg[5] = 3;
 	}
+	if (len > SOTLS_HS_MAX_MBED_MESSAGE)
+		*shown_len = drop_ignored_extensions(msg, len, ext_at);
 	return 0;
 }
 
@@ -240,14 +286,98 @@ int sotls_hs_check_server_hello(struct sotls_hs *hs, const uint8_t *msg, size_t 
 {
 	/* RFC 5246 §7.4.1.3: server_version, random[32], session_id<0..32>,
 	 * cipher_suite, compression_method, optional extensions. */
-	struct cur c = {msg + 4, len - 4}, sid;
+	struct cur c = {msg + 4, len - 4}, sid, suite;
 	const uint8_t *comp;
-	if (!take(&c, 34, NULL) || !vec(&c, 1, &sid) || sid.left > 32 || !take(&c, 2, NULL) ||
-	    !take(&c, 1, &comp))
+	if (!take(&c, 34, NULL) || !vec(&c, 1, &sid) || sid.left > 32 ||
+	    !take(&c, 2, &suite.p) || !take(&c, 1, &comp))
 		return DECODE(hs, "malformed ServerHello");
+	suite.left = 2;
+	if (!suite_in_common(hs, suite))
+		/* RFC 5246 §7.4.1.3: "The single cipher suite selected by the
+		 * server from the list in ClientHello.cipher_suites". */
+		return ILLEGAL(hs, "the ServerHello chose suite 0x%04x, which was not offered",
+			       u16(suite.p));
 	if (comp[0] != 0)
 		/* RFC 5246 §7.4.1.3: chosen "from the list in
 		 * ClientHello.compression_methods", which holds null only. */
 		return ILLEGAL(hs, "the ServerHello chose compression method %u", comp[0]);
 	return check_extensions(hs, &c, check_server_ext);
+}
+
+/* ---- the ECDHE key shares ---- */
+
+static mbedtls_ecp_group_id group_of(uint16_t tls_id)
+{
+	switch (tls_id) {
+	case 23: return MBEDTLS_ECP_DP_SECP256R1;
+	case 24: return MBEDTLS_ECP_DP_SECP384R1;
+	case 25: return MBEDTLS_ECP_DP_SECP521R1;
+	case 29: return MBEDTLS_ECP_DP_CURVE25519;
+	}
+	return MBEDTLS_ECP_DP_NONE;
+}
+
+/*
+ * The peer's public key on group id: RFC 8422 §5.4: NIST points are
+ * uncompressed ("the only valid representation", §5.1.2: a compressed one is
+ * a format that was not agreed, illegal_parameter), X25519 shares 32 bytes
+ * (a wrong length does not decode: decode_error). §5.11: the point must be
+ * on the curve; RFC 7748 §6.1: an X25519 share of small order gives the
+ * all-zero secret. Both are a field out of range: illegal_parameter.
+ */
+static int check_share(struct sotls_hs *hs, mbedtls_ecp_group_id id, struct cur pt)
+{
+	mbedtls_ecp_group grp;
+	mbedtls_ecp_point q;
+	int rc = 0;
+	mbedtls_ecp_group_init(&grp);
+	mbedtls_ecp_point_init(&q);
+	if (mbedtls_ecp_group_load(&grp, id) != 0) {
+		rc = sotls_hs_fail(hs, SOTLS_ERR_HANDSHAKE, SOTLS_ALERT_ILLEGAL_PARAMETER,
+				   "key share on a group sotls did not offer");
+		goto out;
+	}
+	size_t plen = (grp.pbits + 7) / 8;
+	bool mont = id == MBEDTLS_ECP_DP_CURVE25519;
+	if (!mont && pt.left == 1 + plen && (pt.p[0] == 2 || pt.p[0] == 3)) {
+		rc = ILLEGAL(hs, "compressed ECDHE point");
+	} else if (pt.left != (mont ? plen : 1 + 2 * plen)) {
+		rc = DECODE(hs, "ECDHE key share of %zu bytes", pt.left);
+	} else if (!mont && pt.p[0] != 4) {
+		rc = ILLEGAL(hs, "ECDHE point in format %u", pt.p[0]);
+	} else if (mbedtls_ecp_point_read_binary(&grp, &q, pt.p, pt.left) != 0 ||
+		   mbedtls_ecp_check_pubkey(&grp, &q) != 0) {
+		rc = ILLEGAL(hs, mont ? "X25519 share of small order" : "ECDHE point not on the curve");
+	}
+out:
+	mbedtls_ecp_point_free(&q);
+	mbedtls_ecp_group_free(&grp);
+	return rc;
+}
+
+int sotls_hs_check_client_key_exchange(struct sotls_hs *hs, const uint8_t *msg, size_t len)
+{
+	/* RFC 8422 §5.7: ClientECDiffieHellmanPublic, ecdh_Yc<1..2^8-1>. */
+	struct cur c = {msg + 4, len - 4}, pt;
+	if (!vec(&c, 1, &pt) || c.left != 0)
+		return DECODE(hs, "malformed ClientKeyExchange");
+	return check_share(hs, sotls_mbed_kex_group(&hs->ssl), pt);
+}
+
+int sotls_hs_check_server_key_exchange(struct sotls_hs *hs, const uint8_t *msg, size_t len)
+{
+	/* RFC 8422 §5.4: ServerECDHParams = ECParameters (curve_type
+	 * named_curve(3), NamedCurve) + ECPoint point<1..2^8-1>, then the
+	 * signature, which mbedTLS checks. */
+	struct cur c = {msg + 4, len - 4}, pt;
+	const uint8_t *type, *curve;
+	if (!take(&c, 1, &type) || !take(&c, 2, &curve) || !vec(&c, 1, &pt))
+		return DECODE(hs, "malformed ServerKeyExchange");
+	mbedtls_ecp_group_id id = group_of(u16(curve));
+	if (type[0] != 3 || id == MBEDTLS_ECP_DP_NONE)
+		/* RFC 8422 §5.4: explicit curves are deprecated; a named
+		 * curve the client did not offer is out of range. */
+		return ILLEGAL(hs, "ServerKeyExchange on curve type %u, group %u", type[0],
+			       u16(curve));
+	return check_share(hs, id, pt);
 }
