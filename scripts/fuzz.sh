@@ -28,7 +28,7 @@ if [ ! -f "$build/build.ninja" ]; then
   CC=clang meson setup "$build" -Dfuzzing=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dwerror=false -Dc_args=-fsanitize=fuzzer-no-link
 fi
-targets=(record handshake-server handshake-client)
+targets=(record handshake-server handshake-client handshake-live)
 # The file server's HTTP parser is fuzzed when the tree has it (issue 5).
 if [ -f examples/http_request.c ]; then
   targets+=(http-request)

@@ -106,6 +106,10 @@ int sotls_config_use(struct sotls_config *cfg);
 /* mbedTLS's RNG callback: getrandom(2). */
 int sotls_os_random(void *ctx, unsigned char *out, size_t len);
 
+/* Test only (the live handshake fuzzer): every handshake's randomness from
+ * rng instead of the OS; NULL restores getrandom. Not thread-safe. */
+void sotls_hs_set_test_rng(int (*rng)(void *, unsigned char *, size_t), void *ctx);
+
 /* ---- one handshake ---- */
 
 struct sotls_hs;

@@ -39,6 +39,24 @@ int sotls_os_random(void *ctx, unsigned char *out, size_t len)
 	return 0;
 }
 
+/* Test builds only (tests/fuzz): a deterministic generator, so one fuzz
+ * input replays the same handshake. Not exported from libsotls.so. */
+static int (*g_test_rng)(void *, unsigned char *, size_t);
+static void *g_test_rng_ctx;
+
+void sotls_hs_set_test_rng(int (*rng)(void *, unsigned char *, size_t), void *ctx)
+{
+	g_test_rng = rng;
+	g_test_rng_ctx = ctx;
+}
+
+static int conf_random(void *ctx, unsigned char *out, size_t len)
+{
+	if (g_test_rng != NULL)
+		return g_test_rng(g_test_rng_ctx, out, len);
+	return sotls_os_random(ctx, out, len);
+}
+
 static int build(struct sotls_config *cfg)
 {
 	mbedtls_ssl_config *conf = &cfg->conf;
@@ -52,7 +70,7 @@ static int build(struct sotls_config *cfg)
 	mbedtls_ssl_conf_min_tls_version(conf, MBEDTLS_SSL_VERSION_TLS1_2);
 	mbedtls_ssl_conf_max_tls_version(conf, MBEDTLS_SSL_VERSION_TLS1_2);
 	mbedtls_ssl_conf_ciphersuites(conf, cfg->suites);
-	mbedtls_ssl_conf_rng(conf, sotls_os_random, NULL);
+	mbedtls_ssl_conf_rng(conf, conf_random, NULL);
 	/* Secure renegotiation (RFC 5746) is signalled by mbedTLS even
 	 * without MBEDTLS_SSL_RENEGOTIATION; renegotiation itself is refused
 	 * by the record layer. */
