@@ -65,6 +65,15 @@ enum sotls_error {
 	SOTLS_ERR_CLOSED = -57,
 	SOTLS_ERR_SEQUENCE_OVERFLOW = -58,
 	SOTLS_ERR_INTERNAL = -59,
+	/* The peer sent too many records that deliver nothing in a row (empty
+	 * application data, warning alerts, refused renegotiation); sotls sent
+	 * unexpected_message. The detail names the cap and its value. */
+	SOTLS_ERR_RECORD_FLOOD = -60,
+	/* The AEAD usage limit of a key was reached (sotls_config_set_key_usage_limit).
+	 * On sending: sotls sent close_notify; sends fail with this, data already
+	 * received can still be read until the peer's close_notify; reconnect.
+	 * On receiving (the peer went past the limit): fatal, unexpected_message sent. */
+	SOTLS_ERR_KEY_USAGE_LIMIT = -61,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -177,6 +186,32 @@ SOTLS_API int sotls_config_set_suites(struct sotls_config *cfg, const char *list
 
 /* kTLS policy (see enum sotls_ktls_policy). */
 SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_policy policy);
+
+/*
+ * The AEAD usage limit: records per key and direction. AES-GCM and ARIA-GCM
+ * lose their confidentiality margin after about 2^24.5 full records under
+ * one key (RFC 8446 5.5), and TLS 1.2 cannot change keys without the
+ * renegotiation sotls refuses, so the default, 2^24 records (about 256 GiB
+ * of full records per direction), is also the largest value accepted
+ * (SOTLS_ERR_INVALID_ARGUMENT above it, and for 0); lower it for tests.
+ *
+ * Sending: before the sequence number would pass the limit, sotls sends
+ * close_notify (the limit's last record is kept for it) and the send returns
+ * what it sent; later sends fail with SOTLS_ERR_KEY_USAGE_LIMIT and a
+ * detail that says to reconnect. Call sotls_shutdown (until 0 on a
+ * non-blocking socket) to flush the close_notify; sotls_recv still returns
+ * the data the peer sends until its close_notify. This holds on the kernel
+ * TX path too: sotls reads the kernel's record sequence number back
+ * (getsockopt TLS_TX) whenever what it cannot see might reach the limit, and
+ * never hands the kernel more bytes than records left.
+ * Receiving: a record at or past the limit means the peer ignored it: the
+ * connection fails with SOTLS_ERR_KEY_USAGE_LIMIT and an unexpected_message
+ * alert (on the kernel RX path, the bytes of the recv call that crossed the
+ * limit are dropped too, since the kernel does not say which record they
+ * came from). Peers without such a limit (most TLS 1.2 stacks) therefore get
+ * cut off after 2^24 records on a long connection.
+ */
+SOTLS_API int sotls_config_set_key_usage_limit(struct sotls_config *cfg, uint64_t records);
 
 /* ------------------------------------------------------------------------ */
 /* Connections                                                               */

@@ -90,6 +90,9 @@ struct sotls_config {
 
 	bool have_ca;
 	mbedtls_x509_crt ca;
+
+	/* Records per key and direction; 0: SOTLS_REC_DEFAULT_KEY_LIMIT. */
+	uint64_t key_usage_limit;
 };
 
 /* Makes cfg read-only and takes a reference. */
