@@ -120,6 +120,9 @@ enum sotls_verify {
  * The calls and errors of a connection are the same on either path.
  * Test only: the environment variable SOTLS_KTLS_FORCE_USERSPACE=tx|rx|both,
  * read once per process, keeps those directions in userspace (mixed modes).
+ * Like SOTLS_CPU and SOTLS_SENDFILE it is read with secure_getenv(3), so it
+ * has no effect in setuid / setgid / capability-gaining programs; elsewhere
+ * these only choose among paths that give the same bytes and errors.
  */
 enum sotls_ktls_policy {
 	SOTLS_KTLS_AUTO = 0,
@@ -251,7 +254,9 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c);
  * encrypted in sotls's buffer: the next call must be sotls_send (or
  * sotls_shutdown) with the rest of the same data, starting at buf + count,
  * never with shorter or different data. len 0 only flushes.
- * Failures are final: the connection is closed for sending and receiving.
+ * Failures are final: the connection is closed for sending and receiving,
+ * except SOTLS_ERR_KEY_USAGE_LIMIT (see sotls_config_set_key_usage_limit),
+ * after which sotls_recv still works.
  */
 SOTLS_API ssize_t sotls_send(struct sotls_conn *c, const void *buf, size_t len);
 
@@ -264,8 +269,14 @@ SOTLS_API ssize_t sotls_send(struct sotls_conn *c, const void *buf, size_t len);
  * SOTLS_ERR_DECODE, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ERR_SYSCALL, ... In
  * the error cases sotls has sent the matching alert (best effort) and the
  * connection is closed. Never returns a byte that failed authentication.
- * A renegotiation attempt by the peer is refused with a no_renegotiation
- * warning and does not end the connection.
+ * A renegotiation attempt by the peer (HelloRequest to a client, ClientHello
+ * to a server) is refused with a no_renegotiation warning and does not end
+ * the connection; any other handshake message after the handshake is
+ * SOTLS_ERR_UNEXPECTED_MESSAGE. Records that deliver nothing are capped
+ * between data records: 32 empty records, 4 warning alerts, 8 refused
+ * handshake records; past a cap SOTLS_ERR_RECORD_FLOOD. A close_notify
+ * counts only as a warning; a fatal one is SOTLS_ERR_PEER_ALERT. So one call
+ * processes a bounded number of records before it returns.
  */
 SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len);
 
@@ -280,6 +291,10 @@ SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len);
  * sotls_send or sotls_shutdown, so unlike sotls_send there is nothing to pass
  * again. Call it only between whole sotls_send calls (not while a
  * non-blocking sotls_send is unfinished: SOTLS_ERR_BAD_STATE).
+ *
+ * On the kernel TX path the same holds for a socket that times out
+ * (SO_SNDTIMEO) midway: bytes already in sotls's pipe are reported as sent
+ * and go out first on the next call; none is sent twice or lost.
  *
  * SOTLS_ERR_SYSCALL with the file's errno when reading the file fails before
  * any byte was sent: the connection stays usable. Socket failures are final,

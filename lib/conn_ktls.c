@@ -42,7 +42,7 @@ int sotls_kconn_forced(void)
 		return o;
 	int v = atomic_load(&g_env_forced);
 	if (v < 0) {
-		v = parse_forced(getenv("SOTLS_KTLS_FORCE_USERSPACE"));
+		v = parse_forced(secure_getenv("SOTLS_KTLS_FORCE_USERSPACE"));
 		atomic_store(&g_env_forced, v);
 	}
 	return v;

@@ -117,7 +117,7 @@ struct sotls_io {
 
 static const char *forced(void)
 {
-	const char *e = getenv("SOTLS_SENDFILE");
+	const char *e = secure_getenv("SOTLS_SENDFILE");
 	return e != NULL ? e : "";
 }
 
