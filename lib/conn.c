@@ -140,8 +140,8 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 			 sotls_strerror(rc));
 		return rc;
 	}
-	struct sotls_kconn_setup ks = {kc.tx, kc.rx, server, c->cfg->key_usage_limit, txk->seq,
-				       rxk->seq};
+	struct sotls_kconn_setup ks = {kc.tx, kc.rx, server, alg, c->cfg->key_usage_limit,
+				       txk->seq, rxk->seq};
 	sotls_kconn_init(&c->k, c->fd, &ks, c->rec);
 	c->suite = res->suite;
 	c->tx_reason = kc.tx_reason;

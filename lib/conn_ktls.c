@@ -125,6 +125,7 @@ void sotls_kconn_init(struct sotls_kconn *k, int fd, const struct sotls_kconn_se
 	k->tx = s->tx;
 	k->rx = s->rx;
 	k->server = s->server;
+	k->alg = s->alg;
 	k->key_limit = s->key_limit > 0 ? s->key_limit : SOTLS_REC_DEFAULT_KEY_LIMIT;
 	k->tx_seq_known = s->tx_seq;
 	k->rx_seq = s->rx_seq;
@@ -145,7 +146,7 @@ static uint64_t tx_upper(const struct sotls_kconn *k)
 static void tx_refresh(struct sotls_kconn *k, size_t unsent)
 {
 	uint64_t seq;
-	if (sotls_ktls_get_seq(k->fd, SOTLS_KTLS_TX, &seq) == SOTLS_OK) {
+	if (sotls_ktls_get_seq(k->fd, SOTLS_KTLS_TX, k->alg, &seq) == SOTLS_OK) {
 		k->tx_seq_known = seq;
 		k->tx_since = 1 + (uint64_t)unsent;
 	}
@@ -304,15 +305,17 @@ static int count_useless(struct sotls_kconn *k, enum sotls_useless_kind kind, ui
 }
 
 /*
- * How many records the last recvmsg consumed (the kernel's RX sequence
- * number moved by that much), and whether the peer passed the usage limit.
+ * How many records the last recvmsg opened (the kernel's RX sequence number
+ * moved by that much: the empty records it skipped, and a record of another
+ * type it opened and keeps for the next call), and whether the peer passed
+ * the usage limit.
  * 0, or the error (the caller wipes what the call returned).
  */
 static int rx_consumed(struct sotls_kconn *k, uint64_t *consumed)
 {
 	uint64_t seq;
 	*consumed = 0;
-	if (sotls_ktls_get_seq(k->fd, SOTLS_KTLS_RX, &seq) != SOTLS_OK)
+	if (sotls_ktls_get_seq(k->fd, SOTLS_KTLS_RX, k->alg, &seq) != SOTLS_OK)
 		return fail_syscall(k, errno);
 	if (seq < k->rx_seq)
 		return sotls_kconn_fatal(k, SOTLS_ALERT_INTERNAL_ERROR, SOTLS_ERR_INTERNAL);
@@ -404,6 +407,8 @@ static ssize_t rx_one(struct sotls_kconn *k, uint8_t *dst, size_t cap)
 		rc = consumed > 0 ? count_useless(k, SOTLS_USELESS_EMPTY, consumed) : 0;
 	if (rc == 0 && n == SOTLS_WANT_READ)
 		return SOTLS_WANT_READ;
+	if (type != SOTLS_CT_HANDSHAKE)
+		k->hs_mid = false;
 	if (rc == 0 && type == SOTLS_CT_APPLICATION_DATA) {
 		if (n > 0 && (rc = handle_data(k, (size_t)n, consumed)) == 0)
 			return n;
@@ -414,13 +419,22 @@ static ssize_t rx_one(struct sotls_kconn *k, uint8_t *dst, size_t cap)
 			return k->err;
 		}
 		if (rc == 0)
-			/* Empty records, and a record of another type behind. */
-			rc = count_useless(k, SOTLS_USELESS_EMPTY, consumed);
+			/* Empty records, and a record of another type behind,
+			 * which the kernel has opened already (it comes next). */
+			rc = count_useless(k, SOTLS_USELESS_EMPTY, consumed - 1);
 	} else if (rc == 0 && type == SOTLS_CT_ALERT) {
-		/* cap >= 3: a count under cap is the whole record. */
-		rc = handle_alert(k, dst, consumed > 0 && (size_t)n < cap ? (size_t)n : cap + 1);
+		/* cap >= 3: a count under cap is the whole record, and an
+		 * alert read whole (n == cap) is never valid, so every alert
+		 * read starts a record. */
+		rc = handle_alert(k, dst, (size_t)n);
 	} else if (rc == 0 && type == SOTLS_CT_HANDSHAKE) {
-		rc = handle_handshake(k, dst, (size_t)n, consumed > 0);
+		/* The kernel may have opened the record in the call before
+		 * (then consumed is 0), so a record's start is told from the
+		 * end of the one before: a read that did not fill the buffer,
+		 * or one of another type. It never returns 0 bytes of a record
+		 * it has begun. */
+		rc = handle_handshake(k, dst, (size_t)n, n == 0 || !k->hs_mid);
+		k->hs_mid = (size_t)n == cap;
 	} else if (rc == 0) {
 		/* change_cipher_spec or an unknown type. */
 		rc = sotls_kconn_fatal(k, SOTLS_ALERT_UNEXPECTED_MESSAGE,

@@ -68,6 +68,7 @@ struct sotls_kconn {
 	int fd;
 	bool tx, rx;	       /* which directions are in the kernel */
 	bool server;	       /* which handshake messages are refused, not fatal */
+	enum sotls_aead_alg alg;
 	struct sotls_record *rec; /* the userspace half (mixed modes), or NULL */
 	int err;	       /* 0 or the sticky error */
 	int sys_errno;	       /* errno of a SOTLS_ERR_SYSCALL */
@@ -86,6 +87,7 @@ struct sotls_kconn {
 	/* RX: the kernel's next sequence number after the last recvmsg; the
 	 * difference tells how many records a call consumed, empty ones too. */
 	uint64_t rx_seq;
+	bool hs_mid; /* the last read filled the buffer with handshake bytes */
 	/* Data that did not fit a caller's buffer of 1 or 2 bytes. */
 	uint8_t small[2];
 	uint8_t small_len;
@@ -95,6 +97,7 @@ struct sotls_kconn {
 struct sotls_kconn_setup {
 	bool tx, rx;		 /* in the kernel */
 	bool server;
+	enum sotls_aead_alg alg;
 	uint64_t key_limit;	 /* 0: SOTLS_REC_DEFAULT_KEY_LIMIT */
 	uint64_t tx_seq, rx_seq; /* the sequence numbers the kernel got */
 };
