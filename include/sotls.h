@@ -65,6 +65,15 @@ enum sotls_error {
 	SOTLS_ERR_CLOSED = -57,
 	SOTLS_ERR_SEQUENCE_OVERFLOW = -58,
 	SOTLS_ERR_INTERNAL = -59,
+	/* The peer sent too many records that deliver nothing in a row (empty
+	 * application data, warning alerts, refused renegotiation); sotls sent
+	 * unexpected_message. The detail names the cap and its value. */
+	SOTLS_ERR_RECORD_FLOOD = -60,
+	/* The AEAD usage limit of a key was reached (sotls_config_set_key_usage_limit).
+	 * On sending: sotls sent close_notify; sends fail with this, data already
+	 * received can still be read until the peer's close_notify; reconnect.
+	 * On receiving (the peer went past the limit): fatal, unexpected_message sent. */
+	SOTLS_ERR_KEY_USAGE_LIMIT = -61,
 
 	/* Handshake, continued. */
 	SOTLS_ERR_HOSTNAME = -62,
@@ -123,6 +132,9 @@ enum sotls_verify {
  * The calls and errors of a connection are the same on either path.
  * Test only: the environment variable SOTLS_KTLS_FORCE_USERSPACE=tx|rx|both,
  * read once per process, keeps those directions in userspace (mixed modes).
+ * Like SOTLS_CPU and SOTLS_SENDFILE it is read with secure_getenv(3), so it
+ * has no effect in setuid / setgid / capability-gaining programs; elsewhere
+ * these only choose among paths that give the same bytes and errors.
  */
 enum sotls_ktls_policy {
 	SOTLS_KTLS_AUTO = 0,
@@ -190,6 +202,32 @@ SOTLS_API int sotls_config_set_suites(struct sotls_config *cfg, const char *list
 /* kTLS policy (see enum sotls_ktls_policy). */
 SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_policy policy);
 
+/*
+ * The AEAD usage limit: records per key and direction. AES-GCM and ARIA-GCM
+ * lose their confidentiality margin after about 2^24.5 full records under
+ * one key (RFC 8446 5.5), and TLS 1.2 cannot change keys without the
+ * renegotiation sotls refuses, so the default, 2^24 records (about 256 GiB
+ * of full records per direction), is also the largest value accepted
+ * (SOTLS_ERR_INVALID_ARGUMENT above it, and for 0); lower it for tests.
+ *
+ * Sending: before the sequence number would pass the limit, sotls sends
+ * close_notify (the limit's last record is kept for it) and the send returns
+ * what it sent; later sends fail with SOTLS_ERR_KEY_USAGE_LIMIT and a
+ * detail that says to reconnect. Call sotls_shutdown (until 0 on a
+ * non-blocking socket) to flush the close_notify; sotls_recv still returns
+ * the data the peer sends until its close_notify. This holds on the kernel
+ * TX path too: sotls reads the kernel's record sequence number back
+ * (getsockopt TLS_TX) whenever what it cannot see might reach the limit, and
+ * never hands the kernel more bytes than records left.
+ * Receiving: a record at or past the limit means the peer ignored it: the
+ * connection fails with SOTLS_ERR_KEY_USAGE_LIMIT and an unexpected_message
+ * alert (on the kernel RX path, the bytes of the recv call that crossed the
+ * limit are dropped too, since the kernel does not say which record they
+ * came from). Peers without such a limit (most TLS 1.2 stacks) therefore get
+ * cut off after 2^24 records on a long connection.
+ */
+SOTLS_API int sotls_config_set_key_usage_limit(struct sotls_config *cfg, uint64_t records);
+
 /* ------------------------------------------------------------------------ */
 /* Connections                                                               */
 /* ------------------------------------------------------------------------ */
@@ -228,7 +266,9 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c);
  * encrypted in sotls's buffer: the next call must be sotls_send (or
  * sotls_shutdown) with the rest of the same data, starting at buf + count,
  * never with shorter or different data. len 0 only flushes.
- * Failures are final: the connection is closed for sending and receiving.
+ * Failures are final: the connection is closed for sending and receiving,
+ * except SOTLS_ERR_KEY_USAGE_LIMIT (see sotls_config_set_key_usage_limit),
+ * after which sotls_recv still works.
  */
 SOTLS_API ssize_t sotls_send(struct sotls_conn *c, const void *buf, size_t len);
 
@@ -241,8 +281,14 @@ SOTLS_API ssize_t sotls_send(struct sotls_conn *c, const void *buf, size_t len);
  * SOTLS_ERR_DECODE, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ERR_SYSCALL, ... In
  * the error cases sotls has sent the matching alert (best effort) and the
  * connection is closed. Never returns a byte that failed authentication.
- * A renegotiation attempt by the peer is refused with a no_renegotiation
- * warning and does not end the connection.
+ * A renegotiation attempt by the peer (HelloRequest to a client, ClientHello
+ * to a server) is refused with a no_renegotiation warning and does not end
+ * the connection; any other handshake message after the handshake is
+ * SOTLS_ERR_UNEXPECTED_MESSAGE. Records that deliver nothing are capped
+ * between data records: 32 empty records, 4 warning alerts, 8 refused
+ * handshake records; past a cap SOTLS_ERR_RECORD_FLOOD. A close_notify
+ * counts only as a warning; a fatal one is SOTLS_ERR_PEER_ALERT. So one call
+ * processes a bounded number of records before it returns.
  */
 SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len);
 
@@ -257,6 +303,10 @@ SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len);
  * sotls_send or sotls_shutdown, so unlike sotls_send there is nothing to pass
  * again. Call it only between whole sotls_send calls (not while a
  * non-blocking sotls_send is unfinished: SOTLS_ERR_BAD_STATE).
+ *
+ * On the kernel TX path the same holds for a socket that times out
+ * (SO_SNDTIMEO) midway: bytes already in sotls's pipe are reported as sent
+ * and go out first on the next call; none is sent twice or lost.
  *
  * SOTLS_ERR_SYSCALL with the file's errno when reading the file fails before
  * any byte was sent: the connection stays usable. Socket failures are final,

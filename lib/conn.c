@@ -128,9 +128,11 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 			c->rec = NULL;
 		} else {
 			/* The kernel's half is not kept in userspace. */
+			sotls_record_set_policy(c->rec, server, c->cfg->key_usage_limit);
 			if (kc.tx) {
 				sotls_aead_clear(&c->rec->tx.aead);
 				c->rec->alert_out = sotls_kconn_alert_out;
+				c->rec->alert_ctx = &c->k;
 			}
 			if (kc.rx)
 				sotls_aead_clear(&c->rec->rx.aead);
@@ -142,7 +144,9 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 			 sotls_strerror(rc));
 		return rc;
 	}
-	sotls_kconn_init(&c->k, c->fd, kc.tx, kc.rx, c->rec);
+	struct sotls_kconn_setup ks = {kc.tx, kc.rx, server, alg, c->cfg->key_usage_limit,
+				       txk->seq, rxk->seq};
+	sotls_kconn_init(&c->k, c->fd, &ks, c->rec);
 	c->suite = res->suite;
 	c->tx_reason = kc.tx_reason;
 	c->rx_reason = kc.rx_reason;
@@ -207,6 +211,28 @@ static int ready(struct sotls_conn *c)
 	return sotls_handshake(c);
 }
 
+/*
+ * The usage limit closed the send direction (not a failure: what the peer
+ * sends can still be read), or a failure that needs more words than the
+ * alert: the record paths leave them in why. True if rc was the former.
+ */
+static bool explain(struct sotls_conn *c, ssize_t rc, bool tx_limited, const struct sotls_why *why,
+		    int sent_alert)
+{
+	if (rc == SOTLS_ERR_KEY_USAGE_LIMIT && tx_limited) {
+		snprintf(c->detail, sizeof(c->detail),
+			 "the AEAD usage limit of %llu records for this connection's sending key "
+			 "was reached: sotls sent close_notify; reconnect to send more",
+			 (unsigned long long)(c->cfg->key_usage_limit ? c->cfg->key_usage_limit
+								      : SOTLS_REC_DEFAULT_KEY_LIMIT));
+		return true;
+	}
+	if (why->what != NULL)
+		snprintf(c->detail, sizeof(c->detail), "%s %llu; sent fatal alert %d to the peer",
+			 why->what, (unsigned long long)why->value, sent_alert);
+	return false;
+}
+
 /* Records a record-layer failure on the connection. */
 static ssize_t rec_result(struct sotls_conn *c, ssize_t rc)
 {
@@ -214,7 +240,11 @@ static ssize_t rec_result(struct sotls_conn *c, ssize_t rc)
 		return rc;
 	if (rc == SOTLS_ERR_CLOSED || rc == SOTLS_ERR_INVALID_ARGUMENT)
 		return rc; /* caller mistakes end nothing */
-	if (rc == SOTLS_ERR_PEER_ALERT)
+	if (c->rec->why.what != NULL || rc == SOTLS_ERR_KEY_USAGE_LIMIT) {
+		if (explain(c, rc, c->rec->tx_limited && c->rec->err == 0, &c->rec->why,
+			    c->rec->sent_alert))
+			return rc;
+	} else if (rc == SOTLS_ERR_PEER_ALERT)
 		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", c->rec->peer_alert);
 	else if (rc == SOTLS_ERR_SYSCALL)
 		snprintf(c->detail, sizeof(c->detail), "%s", strerror(c->rec->sys_errno));
@@ -239,7 +269,10 @@ static ssize_t k_result(struct sotls_conn *c, ssize_t rc)
 	if (rc == SOTLS_ERR_CLOSED || rc == SOTLS_ERR_INVALID_ARGUMENT)
 		return rc;
 	int saved = errno;
-	if (rc == SOTLS_ERR_PEER_ALERT)
+	if (c->k.why.what != NULL || rc == SOTLS_ERR_KEY_USAGE_LIMIT) {
+		if (explain(c, rc, c->k.tx_limited && c->k.err == 0, &c->k.why, c->k.sent_alert))
+			return rc;
+	} else if (rc == SOTLS_ERR_PEER_ALERT)
 		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", c->k.peer_alert);
 	else if (rc == SOTLS_ERR_SYSCALL)
 		snprintf(c->detail, sizeof(c->detail), "kernel TLS socket: %s%s",
@@ -259,6 +292,17 @@ static ssize_t k_result(struct sotls_conn *c, ssize_t rc)
 	return rc;
 }
 
+/* Kernel TX: what sotls_sendfile left in its pipe goes before anything else. */
+static ssize_t kernel_flush(struct sotls_conn *c)
+{
+	int rc = sotls_io_kernel_flush(c->io, c->fd);
+	if (rc != SOTLS_ERR_SYSCALL)
+		return rc;
+	c->k.sys_errno = errno;
+	c->k.err = SOTLS_ERR_SYSCALL;
+	return k_result(c, rc);
+}
+
 SOTLS_API ssize_t sotls_send(struct sotls_conn *c, const void *buf, size_t len)
 {
 	if (c == NULL || (buf == NULL && len > 0))
@@ -268,8 +312,10 @@ SOTLS_API ssize_t sotls_send(struct sotls_conn *c, const void *buf, size_t len)
 	int rc = ready(c);
 	if (rc != 0)
 		return rc;
-	if (c->k.tx)
-		return k_result(c, sotls_kconn_send(&c->k, buf, len));
+	if (c->k.tx) {
+		ssize_t n = kernel_flush(c);
+		return n != 0 ? n : k_result(c, sotls_kconn_send(&c->k, buf, len));
+	}
 	return rec_result(c, sotls_record_send(c->rec, buf, len));
 }
 
@@ -310,10 +356,19 @@ SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offse
 	if (c->k.tx) {
 		if (c->k.err != 0)
 			return c->k.err;
-		if (c->k.tx_closed)
+		if (c->k.tx_closed && !c->k.tx_limited)
 			return SOTLS_ERR_CLOSED;
+		/* Never more bytes than the kernel may make records of. */
+		size_t allow = c->k.tx_limited ? 0
+				: sotls_kconn_tx_budget(&c->k, count, sotls_io_unsent(c->io));
+		if (allow == 0 && count > 0) {
+			n = kernel_flush(c);
+			return n != 0 ? n : k_result(c, sotls_kconn_limit_close(&c->k));
+		}
 		int file_failed = 0;
-		n = sotls_io_sendfile_kernel(&c->io, c->fd, file_fd, at, count, &file_failed);
+		n = sotls_io_sendfile_kernel(&c->io, c->fd, file_fd, at, allow, &file_failed);
+		if (n > 0)
+			sotls_kconn_tx_account(&c->k, (size_t)n);
 		if (n == SOTLS_ERR_SYSCALL && !file_failed) {
 			c->k.sys_errno = errno;
 			c->k.err = SOTLS_ERR_SYSCALL;
@@ -324,7 +379,8 @@ SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offse
 		/* Whatever did not fail the record layer (the file cannot be
 		 * read, no memory for the ring, an unfinished sotls_send) leaves
 		 * the connection as it was. */
-		if (!(n < 0 && n != SOTLS_WANT_WRITE && c->rec->err == 0))
+		if (!(n < 0 && n != SOTLS_WANT_WRITE && c->rec->err == 0) ||
+		    n == SOTLS_ERR_KEY_USAGE_LIMIT)
 			n = rec_result(c, n);
 	}
 	if (offset == NULL && n > 0) {
@@ -343,8 +399,10 @@ SOTLS_API int sotls_shutdown(struct sotls_conn *c)
 		return c->err;
 	if (c->state != CONN_OPEN)
 		return SOTLS_ERR_BAD_STATE;
-	if (c->k.tx)
-		return (int)k_result(c, sotls_kconn_shutdown(&c->k));
+	if (c->k.tx) {
+		ssize_t n = kernel_flush(c);
+		return (int)(n != 0 ? n : k_result(c, sotls_kconn_shutdown(&c->k)));
+	}
 	return (int)rec_result(c, sotls_record_shutdown(c->rec));
 }
 

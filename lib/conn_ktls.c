@@ -42,7 +42,7 @@ int sotls_kconn_forced(void)
 		return o;
 	int v = atomic_load(&g_env_forced);
 	if (v < 0) {
-		v = parse_forced(getenv("SOTLS_KTLS_FORCE_USERSPACE"));
+		v = parse_forced(secure_getenv("SOTLS_KTLS_FORCE_USERSPACE"));
 		atomic_store(&g_env_forced, v);
 	}
 	return v;
@@ -117,27 +117,94 @@ void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_
 
 /* ---- the kernel path ----------------------------------------------------- */
 
-void sotls_kconn_init(struct sotls_kconn *k, int fd, bool tx, bool rx, struct sotls_record *rec)
+void sotls_kconn_init(struct sotls_kconn *k, int fd, const struct sotls_kconn_setup *s,
+		      struct sotls_record *rec)
 {
 	memset(k, 0, sizeof(*k));
 	k->fd = fd;
-	k->tx = tx;
-	k->rx = rx;
+	k->tx = s->tx;
+	k->rx = s->rx;
+	k->server = s->server;
+	k->alg = s->alg;
+	k->key_limit = s->key_limit > 0 ? s->key_limit : SOTLS_REC_DEFAULT_KEY_LIMIT;
+	k->tx_seq_known = s->tx_seq;
+	k->rx_seq = s->rx_seq;
 	k->rec = rec;
 	k->peer_alert = -1;
 	k->sent_alert = -1;
 }
 
-int sotls_kconn_alert_out(int fd, uint8_t level, uint8_t desc)
+/* An upper bound on the sequence number of the kernel's next record. */
+static uint64_t tx_upper(const struct sotls_kconn *k)
 {
-	return sotls_ktls_send_alert_flags(fd, level, desc, MSG_DONTWAIT);
+	uint64_t upper = k->tx_seq_known + k->tx_since;
+	return upper < k->tx_seq_known ? UINT64_MAX : upper;
+}
+
+/* The bound is loose (a byte per record): read the kernel's own number. A
+ * record the kernel holds open (a send cut short) still takes one. */
+static void tx_refresh(struct sotls_kconn *k, size_t unsent)
+{
+	uint64_t seq;
+	if (sotls_ktls_get_seq(k->fd, SOTLS_KTLS_TX, k->alg, &seq) == SOTLS_OK) {
+		k->tx_seq_known = seq;
+		k->tx_since = 1 + (uint64_t)unsent;
+	}
+}
+
+/* Data records the kernel may still make. The limit's last two numbers are
+ * kept: one for a record the kernel may hold open, one for close_notify. */
+static uint64_t tx_records_left(const struct sotls_kconn *k)
+{
+	uint64_t upper = tx_upper(k);
+	if (upper == UINT64_MAX || !sotls_key_may_seal_data(upper + 1, k->key_limit))
+		return 0;
+	return k->key_limit - 2 - upper;
+}
+
+size_t sotls_kconn_tx_budget(struct sotls_kconn *k, size_t want, size_t unsent)
+{
+	if (tx_records_left(k) < want)
+		tx_refresh(k, unsent);
+	uint64_t left = tx_records_left(k);
+	return left < want ? (size_t)left : want;
+}
+
+void sotls_kconn_tx_account(struct sotls_kconn *k, size_t n)
+{
+	k->tx_since += n;
+}
+
+/* One alert record through kernel TX, within the usage limit: fatal alerts
+ * and close_notify may take the limit's last numbers, others may not. */
+static int kernel_alert(struct sotls_kconn *k, uint8_t level, uint8_t desc, int flags)
+{
+	bool last = level == SOTLS_ALERT_FATAL || desc == SOTLS_ALERT_CLOSE_NOTIFY;
+	if (last && !sotls_key_may_seal_close(tx_upper(k), k->key_limit))
+		tx_refresh(k, 0);
+	if (last ? !sotls_key_may_seal_close(tx_upper(k), k->key_limit)
+		 : sotls_kconn_tx_budget(k, 1, 0) == 0)
+		return SOTLS_ERR_KEY_USAGE_LIMIT;
+	int rc = sotls_ktls_send_alert_flags(k->fd, level, desc, flags);
+	if (rc == SOTLS_OK)
+		k->tx_since++;
+	return rc;
+}
+
+int sotls_kconn_alert_out(void *ctx, uint8_t level, uint8_t desc)
+{
+	struct sotls_kconn *k = ctx;
+	/* RFC 5246 7.2.1: nothing goes out after our close_notify. */
+	if (k->tx_closed)
+		return SOTLS_ERR_CLOSED;
+	return kernel_alert(k, level, desc, MSG_DONTWAIT);
 }
 
 /* An alert through whichever path sends. */
 static int send_alert(struct sotls_kconn *k, uint8_t level, uint8_t desc, int err)
 {
 	if (k->tx) {
-		if (k->err == 0 && !k->tx_closed && sotls_kconn_alert_out(k->fd, level, desc) == 0)
+		if (k->err == 0 && sotls_kconn_alert_out(k, level, desc) == 0)
 			k->sent_alert = desc;
 		if (level == SOTLS_ALERT_FATAL && k->err == 0)
 			k->err = err;
@@ -167,16 +234,35 @@ static int fail_syscall(struct sotls_kconn *k, int err)
 	return k->err;
 }
 
+int sotls_kconn_limit_close(struct sotls_kconn *k)
+{
+	if (k->err != 0)
+		return k->err;
+	k->tx_limited = true;
+	/* Blocking sockets send it now; otherwise sotls_shutdown retries. */
+	int rc = sotls_kconn_shutdown(k);
+	return rc == 0 || rc == SOTLS_WANT_WRITE ? SOTLS_ERR_KEY_USAGE_LIMIT : rc;
+}
+
 ssize_t sotls_kconn_send(struct sotls_kconn *k, const uint8_t *buf, size_t len)
 {
 	if (k->err != 0)
 		return k->err;
+	if (k->tx_limited) {
+		(void)sotls_kconn_shutdown(k); /* close_notify, if it is still due */
+		return k->err != 0 ? k->err : SOTLS_ERR_KEY_USAGE_LIMIT;
+	}
 	if (k->tx_closed)
 		return SOTLS_ERR_CLOSED;
 	size_t done = 0;
 	while (done < len) {
+		size_t allow = sotls_kconn_tx_budget(k, len - done, 0);
+		if (allow == 0) {
+			int rc = sotls_kconn_limit_close(k);
+			return done > 0 && rc == SOTLS_ERR_KEY_USAGE_LIMIT ? (ssize_t)done : rc;
+		}
 		/* The kernel cuts the stream into records of at most 2^14 bytes. */
-		ssize_t n = send(k->fd, buf + done, len - done, MSG_NOSIGNAL);
+		ssize_t n = send(k->fd, buf + done, allow, MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -184,6 +270,7 @@ ssize_t sotls_kconn_send(struct sotls_kconn *k, const uint8_t *buf, size_t len)
 				return done > 0 ? (ssize_t)done : SOTLS_WANT_WRITE;
 			return fail_syscall(k, errno);
 		}
+		k->tx_since += (uint64_t)n;
 		done += (size_t)n;
 	}
 	return (ssize_t)done;
@@ -209,88 +296,191 @@ static int rx_error(struct sotls_kconn *k, ssize_t mapped, int err)
 	}
 }
 
-/* A whole alert {level, desc} from the peer. 0 to go on reading. */
-static int handle_alert(struct sotls_kconn *k, const uint8_t a[2])
+/* Counts n useless records; past a cap the connection ends (control.h). */
+static int count_useless(struct sotls_kconn *k, enum sotls_useless_kind kind, uint64_t n)
 {
+	if (sotls_useless_count(&k->useless, kind, n, &k->why))
+		return 0;
+	return sotls_kconn_fatal(k, SOTLS_ALERT_UNEXPECTED_MESSAGE, SOTLS_ERR_RECORD_FLOOD);
+}
+
+/*
+ * How many records the last recvmsg opened (the kernel's RX sequence number
+ * moved by that much: the empty records it skipped, and a record of another
+ * type it opened and keeps for the next call), and whether the peer passed
+ * the usage limit.
+ * 0, or the error (the caller wipes what the call returned).
+ */
+static int rx_consumed(struct sotls_kconn *k, uint64_t *consumed)
+{
+	uint64_t seq;
+	*consumed = 0;
+	if (sotls_ktls_get_seq(k->fd, SOTLS_KTLS_RX, k->alg, &seq) != SOTLS_OK)
+		return fail_syscall(k, errno);
+	if (seq < k->rx_seq)
+		return sotls_kconn_fatal(k, SOTLS_ALERT_INTERNAL_ERROR, SOTLS_ERR_INTERNAL);
+	*consumed = seq - k->rx_seq;
+	k->rx_seq = seq;
+	if (seq > k->key_limit) {
+		/* A record at seq >= limit was opened: the peer went past the
+		 * limit (see the userspace path). Which of the bytes came from
+		 * it the kernel does not say, so all of this call's go. */
+		k->why = (struct sotls_why){"the peer sent more records under one key than the "
+					    "key usage limit:",
+					    k->key_limit};
+		return sotls_kconn_fatal(k, SOTLS_ALERT_UNEXPECTED_MESSAGE,
+					 SOTLS_ERR_KEY_USAGE_LIMIT);
+	}
+	return 0;
+}
+
+/* A whole alert record of n bytes at a. 0 to go on reading. */
+static int handle_alert(struct sotls_kconn *k, const uint8_t *a, size_t n)
+{
+	/* RFC 5246 7.2: "struct { AlertLevel level; AlertDescription
+	 * description; } Alert;" — two bytes, one alert per record. */
+	if (n != 2)
+		return sotls_kconn_fatal(k, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
 	k->peer_alert = a[1];
-	if (a[1] == SOTLS_ALERT_CLOSE_NOTIFY) {
+	switch (sotls_alert_classify(a[0], a[1])) {
+	case SOTLS_ALERT_IS_CLOSE:
 		k->rx_closed = true;
 		return 0;
-	}
-	if (a[0] == SOTLS_ALERT_FATAL) {
+	case SOTLS_ALERT_IS_FATAL:
 		/* The peer is gone; answering would be pointless. */
 		if (k->err == 0)
 			k->err = SOTLS_ERR_PEER_ALERT;
 		return k->err;
+	case SOTLS_ALERT_IS_BAD_LEVEL:
+		k->why = (struct sotls_why){"alert level neither warning (1) nor fatal (2):", a[0]};
+		return sotls_kconn_fatal(k, SOTLS_ALERT_ILLEGAL_PARAMETER, SOTLS_ERR_DECODE);
+	case SOTLS_ALERT_IS_WARNING:
+		break;
 	}
-	if (a[0] != SOTLS_ALERT_WARNING)
-		return sotls_kconn_fatal(k, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
+	return count_useless(k, SOTLS_USELESS_WARNING, 1);
+}
+
+/* Handshake bytes; record_start: they begin a record (else the kernel hands
+ * over the rest of one that did not fit the buffer). */
+static int handle_handshake(struct sotls_kconn *k, const uint8_t *pt, size_t n, bool record_start)
+{
+	unsigned refusals, useless;
+	int rc = sotls_hs_track_feed(&k->hs, k->server, record_start, pt, n, &refusals, &useless);
+	if (rc != 0)
+		return sotls_kconn_fatal(k, sotls_hs_track_alert(rc), rc);
+	rc = count_useless(k, SOTLS_USELESS_REFUSAL, useless);
+	for (unsigned i = 0; i < refusals && rc == 0; i++) {
+		rc = send_alert(k, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION, 0);
+		if (rc == SOTLS_WANT_WRITE)
+			rc = 0;
+	}
+	return rc;
+}
+
+/*
+ * Application data: n bytes (n > 0) from the consumed records. The kernel
+ * skips empty records inside one recvmsg, so where they were is unknown; with
+ * at most n data records among them, more than cap * (n + 1) empty ones
+ * cannot all have been in runs within the cap.
+ */
+static int handle_data(struct sotls_kconn *k, size_t n, uint64_t consumed)
+{
+	if (consumed > n && consumed - n > (uint64_t)SOTLS_REC_MAX_EMPTY_RECORDS * (n + 1))
+		return count_useless(k, SOTLS_USELESS_EMPTY, SOTLS_REC_MAX_EMPTY_RECORDS + 1);
+	sotls_useless_reset(&k->useless);
 	return 0;
+}
+
+/* One recvmsg, and what it means; > 0 data bytes in dst, 0 to read on, or an
+ * error or SOTLS_WANT_READ. */
+static ssize_t rx_one(struct sotls_kconn *k, uint8_t *dst, size_t cap)
+{
+	uint8_t type = 0;
+	ssize_t n = sotls_ktls_recv(k->fd, dst, cap, 0, &type);
+	int err = errno;
+	uint64_t consumed;
+	int rc = rx_consumed(k, &consumed);
+	if (rc == 0 && n < 0 && n != SOTLS_WANT_READ)
+		return rx_error(k, n, err);
+	if (rc == 0 && n == SOTLS_WANT_READ)
+		/* Empty records the kernel consumed without returning. */
+		rc = consumed > 0 ? count_useless(k, SOTLS_USELESS_EMPTY, consumed) : 0;
+	if (rc == 0 && n == SOTLS_WANT_READ)
+		return SOTLS_WANT_READ;
+	if (type != SOTLS_CT_HANDSHAKE)
+		k->hs_mid = false;
+	if (rc == 0 && type == SOTLS_CT_APPLICATION_DATA) {
+		if (n > 0 && (rc = handle_data(k, (size_t)n, consumed)) == 0)
+			return n;
+		if (rc == 0 && consumed == 0) {
+			/* TCP ended without close_notify. */
+			if (k->err == 0)
+				k->err = SOTLS_ERR_TRUNCATED;
+			return k->err;
+		}
+		if (rc == 0)
+			/* Empty records, and a record of another type behind,
+			 * which the kernel has opened already (it comes next). */
+			rc = count_useless(k, SOTLS_USELESS_EMPTY, consumed - 1);
+	} else if (rc == 0 && type == SOTLS_CT_ALERT) {
+		/* cap >= 3: a count under cap is the whole record, and an
+		 * alert read whole (n == cap) is never valid, so every alert
+		 * read starts a record. */
+		rc = handle_alert(k, dst, (size_t)n);
+	} else if (rc == 0 && type == SOTLS_CT_HANDSHAKE) {
+		/* The kernel may have opened the record in the call before
+		 * (then consumed is 0), so a record's start is told from the
+		 * end of the one before: a read that did not fill the buffer,
+		 * or one of another type. It never returns 0 bytes of a record
+		 * it has begun. */
+		rc = handle_handshake(k, dst, (size_t)n, n == 0 || !k->hs_mid);
+		k->hs_mid = (size_t)n == cap;
+	} else if (rc == 0) {
+		/* change_cipher_spec or an unknown type. */
+		rc = sotls_kconn_fatal(k, SOTLS_ALERT_UNEXPECTED_MESSAGE,
+				       SOTLS_ERR_UNEXPECTED_MESSAGE);
+	}
+	if (n > 0)
+		sotls_wipe(dst, (size_t)n);
+	return rc;
 }
 
 ssize_t sotls_kconn_recv(struct sotls_kconn *k, uint8_t *buf, size_t len)
 {
 	if (buf == NULL || len == 0)
 		return SOTLS_ERR_INVALID_ARGUMENT;
+	if (k->small_len > 0) {
+		size_t n = k->small_len < len ? k->small_len : len;
+		memcpy(buf, k->small, n);
+		memmove(k->small, k->small + n, k->small_len - n);
+		k->small_len = (uint8_t)(k->small_len - n);
+		return (ssize_t)n;
+	}
+	/* An alert must be seen whole to be judged (exactly 2 bytes): a
+	 * buffer of 1 or 2 bytes reads into 3, and keeps what is left. */
+	uint8_t tiny[3];
+	bool use_tiny = len < sizeof(tiny);
+	uint8_t *dst = use_tiny ? tiny : buf;
+	size_t cap = use_tiny ? sizeof(tiny) : len;
+	/* Each round consumes at least one record, and the caps bound the
+	 * rounds that deliver nothing. */
 	for (;;) {
 		if (k->rx_closed)
 			return 0;
 		if (k->err != 0)
 			return k->err;
-		uint8_t type = 0;
-		ssize_t n = sotls_ktls_recv(k->fd, buf, len, 0, &type);
-		if (n < 0) {
-			int err = errno;
-			if (n == SOTLS_WANT_READ)
-				return n;
-			return rx_error(k, n, err);
-		}
-		if (type == SOTLS_CT_APPLICATION_DATA) {
-			k->hs_partial = false;
-			if (n == 0) {
-				/* TCP ended without close_notify. */
-				if (k->err == 0)
-					k->err = SOTLS_ERR_TRUNCATED;
-				return k->err;
-			}
-			return n;
-		}
+		ssize_t n = rx_one(k, dst, cap);
 		if (n == 0)
-			return sotls_kconn_fatal(k, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
-		if (type == SOTLS_CT_ALERT) {
-			k->hs_partial = false;
-			if (k->alert_len + (size_t)n > sizeof(k->alert))
-				return sotls_kconn_fatal(k, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
-			memcpy(k->alert + k->alert_len, buf, (size_t)n);
-			k->alert_len += (size_t)n;
-			sotls_wipe(buf, (size_t)n);
-			if (k->alert_len < sizeof(k->alert))
-				continue; /* a one-byte buffer: the rest comes next */
-			k->alert_len = 0;
-			int rc = handle_alert(k, k->alert);
-			if (rc != 0)
-				return rc;
 			continue;
+		if (n > 0 && use_tiny) {
+			size_t give = (size_t)n < len ? (size_t)n : len;
+			memcpy(buf, tiny, give);
+			k->small_len = (uint8_t)((size_t)n - give);
+			memcpy(k->small, tiny + give, k->small_len);
+			sotls_wipe(tiny, sizeof(tiny));
+			return (ssize_t)give;
 		}
-		if (type == SOTLS_CT_HANDSHAKE) {
-			/* A HelloRequest or a renegotiating ClientHello. A record
-			 * longer than buf arrives in pieces: refuse it once. */
-			bool continued = k->hs_partial;
-			k->hs_partial = (size_t)n == len;
-			sotls_wipe(buf, (size_t)n);
-			if (continued)
-				continue;
-			if (++k->reneg_refusals > SOTLS_REC_MAX_RENEG_REFUSALS)
-				return sotls_kconn_fatal(k, SOTLS_ALERT_UNEXPECTED_MESSAGE,
-							 SOTLS_ERR_RENEGOTIATION_REFUSED);
-			int rc = send_alert(k, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION, 0);
-			if (rc != 0 && rc != SOTLS_WANT_WRITE)
-				return rc;
-			continue;
-		}
-		/* change_cipher_spec or an unknown type. */
-		sotls_wipe(buf, (size_t)n);
-		return sotls_kconn_fatal(k, SOTLS_ALERT_UNEXPECTED_MESSAGE, SOTLS_ERR_UNEXPECTED_MESSAGE);
+		return n;
 	}
 }
 
@@ -300,7 +490,7 @@ int sotls_kconn_shutdown(struct sotls_kconn *k)
 		return k->err;
 	if (k->tx_closed)
 		return 0;
-	int rc = sotls_ktls_send_alert(k->fd, SOTLS_ALERT_WARNING, SOTLS_ALERT_CLOSE_NOTIFY);
+	int rc = kernel_alert(k, SOTLS_ALERT_WARNING, SOTLS_ALERT_CLOSE_NOTIFY, 0);
 	if (rc == SOTLS_OK) {
 		k->tx_closed = true;
 		k->sent_alert = SOTLS_ALERT_CLOSE_NOTIFY;
@@ -308,5 +498,7 @@ int sotls_kconn_shutdown(struct sotls_kconn *k)
 	}
 	if (rc == SOTLS_WANT_WRITE)
 		return rc;
+	if (rc == SOTLS_ERR_KEY_USAGE_LIMIT)
+		return sotls_kconn_fatal(k, SOTLS_ALERT_INTERNAL_ERROR, SOTLS_ERR_INTERNAL);
 	return fail_syscall(k, errno);
 }

@@ -67,30 +67,68 @@ void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_
 struct sotls_kconn {
 	int fd;
 	bool tx, rx;	       /* which directions are in the kernel */
+	bool server;	       /* which handshake messages are refused, not fatal */
+	enum sotls_aead_alg alg;
 	struct sotls_record *rec; /* the userspace half (mixed modes), or NULL */
 	int err;	       /* 0 or the sticky error */
 	int sys_errno;	       /* errno of a SOTLS_ERR_SYSCALL */
 	int peer_alert;	       /* last alert description from the peer, or -1 */
 	int sent_alert;	       /* last alert we sent through the kernel, or -1 */
 	bool rx_closed, tx_closed;
-	bool hs_partial;       /* the last recv filled the buffer with a handshake record */
-	unsigned reneg_refusals;
-	uint8_t alert[2];
-	size_t alert_len;
+	bool tx_limited;       /* tx_closed because the key usage limit was reached */
+	uint64_t key_limit;    /* records per key and direction (control.h) */
+	struct sotls_useless useless;
+	struct sotls_hs_track hs;
+	struct sotls_why why;  /* what failed, when an error needs more words */
+	/* TX: the kernel's sequence number when last read back, and an upper
+	 * bound on the records made since (one per byte handed over, one per
+	 * alert): the kernel may cut records short, never make empty ones. */
+	uint64_t tx_seq_known, tx_since;
+	/* RX: the kernel's next sequence number after the last recvmsg; the
+	 * difference tells how many records a call consumed, empty ones too. */
+	uint64_t rx_seq;
+	bool hs_mid; /* the last read filled the buffer with handshake bytes */
+	/* Data that did not fit a caller's buffer of 1 or 2 bytes. */
+	uint8_t small[2];
+	uint8_t small_len;
 };
 
-void sotls_kconn_init(struct sotls_kconn *k, int fd, bool tx, bool rx, struct sotls_record *rec);
+/* The directions of one connection as start_records (conn.c) sets them up. */
+struct sotls_kconn_setup {
+	bool tx, rx;		 /* in the kernel */
+	bool server;
+	enum sotls_aead_alg alg;
+	uint64_t key_limit;	 /* 0: SOTLS_REC_DEFAULT_KEY_LIMIT */
+	uint64_t tx_seq, rx_seq; /* the sequence numbers the kernel got */
+};
+
+void sotls_kconn_init(struct sotls_kconn *k, int fd, const struct sotls_kconn_setup *s,
+		      struct sotls_record *rec);
 
 /* sotls_send / sotls_recv / sotls_shutdown for a direction in the kernel. */
 ssize_t sotls_kconn_send(struct sotls_kconn *k, const uint8_t *buf, size_t len);
 ssize_t sotls_kconn_recv(struct sotls_kconn *k, uint8_t *buf, size_t len);
 int sotls_kconn_shutdown(struct sotls_kconn *k);
 
+/*
+ * How many bytes (<= want) may go to the kernel TX now without the records
+ * the kernel makes of them passing the key usage limit; unsent: bytes
+ * already reported as sent that the kernel has not been given yet (a
+ * sendfile pipe). Reads the kernel's sequence number back when the bound
+ * needs it. 0: the limit is reached (sotls_kconn_limit_close).
+ */
+size_t sotls_kconn_tx_budget(struct sotls_kconn *k, size_t want, size_t unsent);
+/* n bytes went to the kernel TX outside sotls_kconn_send (sendfile). */
+void sotls_kconn_tx_account(struct sotls_kconn *k, size_t n);
+/* Sends close_notify because the limit is reached, closes the direction.
+ * Returns SOTLS_ERR_KEY_USAGE_LIMIT (or the sticky error). */
+int sotls_kconn_limit_close(struct sotls_kconn *k);
+
 /* Sends a fatal alert through whichever path sends (best effort) and makes
  * err sticky. Returns err. */
 int sotls_kconn_fatal(struct sotls_kconn *k, uint8_t desc, int err);
 
-/* The record layer's alert_out when TX is in the kernel. */
-int sotls_kconn_alert_out(int fd, uint8_t level, uint8_t desc);
+/* The record layer's alert_out when TX is in the kernel (ctx: the kconn). */
+int sotls_kconn_alert_out(void *ctx, uint8_t level, uint8_t desc);
 
 #endif

@@ -60,6 +60,10 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "the record sequence number is exhausted";
 	case SOTLS_ERR_INTERNAL:
 		return "internal error";
+	case SOTLS_ERR_RECORD_FLOOD:
+		return "the peer sent too many records that carry no data (unexpected_message)";
+	case SOTLS_ERR_KEY_USAGE_LIMIT:
+		return "the key usage limit of the connection was reached: reconnect";
 	case SOTLS_ERR_HOSTNAME:
 		return "no server name to check the peer's certificate against";
 	}

@@ -50,7 +50,7 @@ static enum sotls_cpu_level detect(void)
 
 static enum sotls_cpu_level env_cap(void)
 {
-	const char *v = getenv("SOTLS_CPU");
+	const char *v = secure_getenv("SOTLS_CPU");
 
 	if (v == NULL)
 		return SOTLS_CPU_AVX512;

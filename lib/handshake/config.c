@@ -13,6 +13,7 @@
 #include <mbedtls/ssl.h>
 
 #include "handshake.h"
+#include "record.h"
 #include "util.h"
 
 /*
@@ -296,5 +297,18 @@ SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_po
 	if (policy != SOTLS_KTLS_AUTO && policy != SOTLS_KTLS_OFF && policy != SOTLS_KTLS_REQUIRE)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->ktls = policy;
+	return 0;
+}
+
+SOTLS_API int sotls_config_set_key_usage_limit(struct sotls_config *cfg, uint64_t records)
+{
+	int rc = writable(cfg);
+	if (rc != 0)
+		return rc;
+	/* The default is the safe bound for AES-GCM and ARIA-GCM (record.h):
+	 * only a lower limit makes sense. */
+	if (records == 0 || records > SOTLS_REC_DEFAULT_KEY_LIMIT)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	cfg->key_usage_limit = records;
 	return 0;
 }

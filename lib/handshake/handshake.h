@@ -97,6 +97,8 @@ struct sotls_config {
 	atomic_bool built;
 	int build_err;
 	mbedtls_ssl_config conf;
+	/* Records per key and direction; 0: SOTLS_REC_DEFAULT_KEY_LIMIT. */
+	uint64_t key_usage_limit;
 };
 
 /* Makes cfg read-only, builds its mbedTLS configuration the first time and

@@ -107,6 +107,9 @@ struct sotls_io {
 	uint64_t sends; /* sends started: each group's stamp */
 	struct group g[GROUPS_MAX];
 	int pipefd[2];
+	/* Bytes already reported as sent that wait in the pipe for the socket
+	 * (a splice out that timed out): they go before anything else. */
+	size_t pipe_left;
 	/* kernel path counters for the splice chunks */
 	int splice_in_res, splice_out_res;
 	unsigned splice_pending;
@@ -114,7 +117,7 @@ struct sotls_io {
 
 static const char *forced(void)
 {
-	const char *e = getenv("SOTLS_SENDFILE");
+	const char *e = secure_getenv("SOTLS_SENDFILE");
 	return e != NULL ? e : "";
 }
 
@@ -570,10 +573,9 @@ static void trim_pool(struct sotls_io *io)
 ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, int sock,
 			       int file_fd, off_t *offset, size_t count)
 {
-	if (r->err != 0)
-		return r->err;
-	if (r->tx_closed)
-		return SOTLS_ERR_CLOSED;
+	int usable = sotls_record_tx_usable(r);
+	if (usable != 0)
+		return usable;
 	if (r->tx_pending > 0)
 		return SOTLS_ERR_BAD_STATE; /* an unfinished sotls_send comes first */
 	struct sotls_io *io = io_get(iop);
@@ -597,10 +599,10 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 	off_t off = *offset;
 	size_t submitted = 0, done = 0;
 	struct group *prev = NULL;
-	bool blocked = false, eof = false;
+	bool blocked = false, eof = false, limited = false;
 	int file_errno = 0, rc = 0;
 
-	while (!blocked && !eof && submitted < count && rc == 0) {
+	while (!blocked && !eof && !limited && submitted < count && rc == 0) {
 		if (io->mode == MODE_ZC && io->zc_copied && !io->zc_forced)
 			/* Zero copy costs more than a copy when the kernel copies
 			 * anyway (loopback peers, devices without scatter-gather).
@@ -669,6 +671,10 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 				eof = true;
 				break;
 			}
+			if (!sotls_record_may_seal_data(r)) {
+				limited = true; /* what was read past here is dropped */
+				break;
+			}
 			rc = sotls_record_seal_in_place(r, rec_at(g, i), (size_t)n);
 			if (rc != 0)
 				break;
@@ -723,6 +729,11 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 		return r->err;
 	if (rc != 0)
 		return rc;
+	if (limited) {
+		/* close_notify after the records sent and queued above. */
+		rc = sotls_record_limit_close(r);
+		return done > 0 && rc == SOTLS_ERR_KEY_USAGE_LIMIT ? (ssize_t)done : rc;
+	}
 	if (done == 0 && file_errno != 0) {
 		errno = file_errno;
 		return SOTLS_ERR_SYSCALL;
@@ -761,18 +772,27 @@ static ssize_t plain_sendfile(int sock, int file_fd, off_t *offset, size_t count
 	return (ssize_t)done;
 }
 
-/* Moves n bytes already in the pipe to the socket (splice(2)). */
-static int drain_pipe(struct sotls_io *io, int sock, size_t n)
+int sotls_io_kernel_flush(struct sotls_io *io, int sock)
 {
-	while (n > 0) {
-		ssize_t k = splice(io->pipefd[0], NULL, sock, NULL, n, SPLICE_F_MOVE);
+	while (io != NULL && io->pipe_left > 0) {
+		ssize_t k = splice(io->pipefd[0], NULL, sock, NULL, io->pipe_left, SPLICE_F_MOVE);
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EPIPE;
-		n -= (size_t)k;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return SOTLS_WANT_WRITE;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EPIPE;
+			return SOTLS_ERR_SYSCALL;
+		}
+		io->pipe_left -= (size_t)k;
 	}
 	return 0;
+}
+
+size_t sotls_io_unsent(const struct sotls_io *io)
+{
+	return io == NULL ? 0 : io->pipe_left;
 }
 
 static bool splice_setup(struct sotls_io *io)
@@ -817,6 +837,10 @@ ssize_t sotls_io_sendfile_kernel(struct sotls_io **iop, int sock, int file_fd, o
 		return SOTLS_ERR_OUT_OF_MEMORY;
 	int fl_flags = fcntl(sock, F_GETFL);
 	bool nonblock = fl_flags >= 0 && (fl_flags & O_NONBLOCK);
+	/* The rest of an earlier call goes before new file bytes. */
+	int fl = sotls_io_kernel_flush(io, sock);
+	if (fl != 0)
+		return fl;
 	if (count == 0)
 		return 0;
 	if (nonblock || !splice_setup(io)) {
@@ -867,20 +891,24 @@ ssize_t sotls_io_sendfile_kernel(struct sotls_io **iop, int sock, int file_fd, o
 		}
 		if (nin == 0)
 			break; /* end of file */
-		if (nout < 0 && nout != -ECANCELED) {
+		/* What is in the pipe belongs to the stream now: it is reported
+		 * as sent, and what the socket has not taken (a short read broke
+		 * the link, or SO_SNDTIMEO expired) goes out first, now or on the
+		 * next call, so that no byte is read from the file twice. */
+		size_t moved = nout > 0 ? (size_t)nout : 0;
+		done += (size_t)nin;
+		io->pipe_left = (size_t)nin - moved;
+		if (nout < 0 && nout != -ECANCELED && nout != -EAGAIN && nout != -EWOULDBLOCK) {
 			err = -nout;
 			break;
 		}
-		size_t moved = nout > 0 ? (size_t)nout : 0;
-		if (moved < (size_t)nin) {
-			/* A short read broke the link; what is in the pipe goes now. */
-			int d = drain_pipe(io, sock, (size_t)nin - moved);
-			if (d != 0) {
-				err = -d;
-				break;
-			}
+		int d = sotls_io_kernel_flush(io, sock);
+		if (d == SOTLS_WANT_WRITE)
+			break;
+		if (d != 0) {
+			err = errno;
+			break;
 		}
-		done += (size_t)nin;
 	}
 	*offset = off + (off_t)done;
 	if (err != 0 && done == 0) {

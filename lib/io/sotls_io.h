@@ -52,6 +52,16 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 ssize_t sotls_io_sendfile_kernel(struct sotls_io **iop, int sock, int file_fd, off_t *offset,
 				 size_t count, int *file_failed);
 
+/*
+ * Kernel TX: bytes sotls_io_sendfile_kernel reported as sent that still wait
+ * in its pipe (the socket timed out). Everything sent on the connection
+ * (sotls_send, sotls_shutdown, the next sendfile) must flush them first:
+ * 0 when none are left, SOTLS_WANT_WRITE, or SOTLS_ERR_SYSCALL (errno; the
+ * stream is broken). NULL io is fine.
+ */
+int sotls_io_kernel_flush(struct sotls_io *io, int sock);
+size_t sotls_io_unsent(const struct sotls_io *io);
+
 /* The path last used ("io_uring-send-zc", ...) and why; "" before any. */
 const char *sotls_io_path(const struct sotls_io *io);
 const char *sotls_io_reason(const struct sotls_io *io);

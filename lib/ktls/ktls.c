@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -430,6 +431,30 @@ int sotls_ktls_install(int fd, enum sotls_ktls_dir dir, const struct sotls_ktls_
 	rc = sotls_ktls_explain(err, 0, dir, keys->alg, res);
 	errno = err;
 	return rc;
+}
+
+int sotls_ktls_get_seq(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg alg, uint64_t *seq)
+{
+	union ktls_crypto_info_buf ci;
+	const struct ktls_cipher *c = find_cipher(alg);
+
+	if (fd < 0 || seq == NULL || c == NULL || (dir != SOTLS_KTLS_TX && dir != SOTLS_KTLS_RX))
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	/* The kernel wants the exact size of the cipher's crypto_info. */
+	socklen_t len = (socklen_t)c->size;
+	memset(&ci, 0, sizeof(ci));
+	int rc = getsockopt(fd, SOL_TLS, dir == SOTLS_KTLS_TX ? TLS_TX : TLS_RX, &ci, &len);
+	int err = errno;
+	bool ok = rc == 0 && ci.info.cipher_type == c->type && len == c->size;
+	if (ok)
+		*seq = sotls_load_be64(ci.bytes + c->seq_off);
+	sotls_wipe(&ci, sizeof(ci));
+	if (rc != 0) {
+		errno = err;
+		/* Kernels whose getsockopt does not know the cipher say EINVAL. */
+		return err == EINVAL || err == ENOPROTOOPT ? SOTLS_ERR_UNSUPPORTED : SOTLS_ERR_SYSCALL;
+	}
+	return ok ? SOTLS_OK : SOTLS_ERR_UNSUPPORTED;
 }
 
 /* A connected loopback TCP pair; 0 or -1 with errno. */

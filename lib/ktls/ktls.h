@@ -147,6 +147,16 @@ int sotls_ktls_send_alert_flags(int fd, uint8_t level, uint8_t description, int 
 ssize_t sotls_ktls_recv(int fd, void *buf, size_t len, int flags, uint8_t *type);
 
 /*
+ * Reads back the sequence number of the next record the kernel will seal
+ * (TLS_TX) or open (TLS_RX): getsockopt(SOL_TLS) returns the crypto_info
+ * with rec_seq (and the key, wiped here at once); alg is the cipher installed,
+ * whose crypto_info size the kernel insists on. Returns SOTLS_OK,
+ * SOTLS_ERR_UNSUPPORTED (the kernel does not report it for this cipher) or
+ * SOTLS_ERR_SYSCALL (errno kept).
+ */
+int sotls_ktls_get_seq(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg alg, uint64_t *seq);
+
+/*
  * Maps an errno of recv/recvmsg on a kTLS RX socket to an enum sotls_error:
  * EBADMSG -> SOTLS_ERR_BAD_RECORD_MAC (bad tag, or an empty record),
  * EMSGSIZE -> SOTLS_ERR_RECORD_OVERFLOW, EINVAL -> SOTLS_ERR_PROTOCOL_VERSION

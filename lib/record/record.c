@@ -51,6 +51,7 @@ int sotls_record_init(struct sotls_record *r, int fd, enum sotls_aead_alg alg,
 	r->fd = fd;
 	r->peer_alert = -1;
 	r->sent_alert = -1;
+	r->key_limit = SOTLS_REC_DEFAULT_KEY_LIMIT;
 
 	r->tx_cap = TX_CAP;
 	r->rx_cap = RX_CAP;
@@ -74,6 +75,12 @@ int sotls_record_init(struct sotls_record *r, int fd, enum sotls_aead_alg alg,
 		r->rx_tail = initial_len;
 	}
 	return 0;
+}
+
+void sotls_record_set_policy(struct sotls_record *r, bool server, uint64_t key_limit)
+{
+	r->server = server;
+	r->key_limit = key_limit > 0 ? key_limit : SOTLS_REC_DEFAULT_KEY_LIMIT;
 }
 
 void sotls_record_free(struct sotls_record *r)
@@ -121,11 +128,19 @@ static void make_aad(uint8_t aad[13], uint64_t seq, uint8_t type, size_t plain_l
 /*
  * Seals one record of len <= 2^14 bytes at tx_tail. The caller has checked
  * that it fits. The sequence number never wraps: the last value is refused.
+ * Nothing is ever sealed at or past the key usage limit; records other than
+ * close_notify leave its last sequence number to close_notify.
  */
 static int seal_at(struct sotls_record *r, uint8_t *p, uint8_t type, const uint8_t *in, size_t len)
 {
 	if (r->tx.seq == UINT64_MAX)
 		return SOTLS_ERR_SEQUENCE_OVERFLOW;
+	/* Records that end the stream: close_notify or a fatal alert. */
+	bool last = type == SOTLS_CT_ALERT && len == 2 &&
+		    (in[0] == SOTLS_ALERT_FATAL || in[1] == SOTLS_ALERT_CLOSE_NOTIFY);
+	if (!(last ? sotls_key_may_seal_close(r->tx.seq, r->key_limit)
+		    : sotls_key_may_seal_data(r->tx.seq, r->key_limit)))
+		return SOTLS_ERR_KEY_USAGE_LIMIT;
 
 	size_t frag_len = SOTLS_REC_EXPLICIT_NONCE + len + SOTLS_REC_TAG;
 	p[0] = type;
@@ -268,12 +283,61 @@ static bool tx_fits(const struct sotls_record *r, size_t len)
 	return r->tx_tail + SOTLS_REC_OVERHEAD + len + ALERT_ROOM <= r->tx_cap;
 }
 
-static ssize_t send_records(struct sotls_record *r, const uint8_t *buf, size_t len)
+bool sotls_record_may_seal_data(const struct sotls_record *r)
+{
+	return sotls_key_may_seal_data(r->tx.seq, r->key_limit);
+}
+
+int sotls_record_tx_usable(struct sotls_record *r)
 {
 	if (r->err != 0)
 		return r->err;
+	if (r->tx_limited) {
+		/* close_notify may still wait in the buffer. */
+		int rc = flush(r, 0);
+		return rc == 0 || rc == SOTLS_WANT_WRITE ? SOTLS_ERR_KEY_USAGE_LIMIT : rc;
+	}
+	return r->tx_closed ? SOTLS_ERR_CLOSED : 0;
+}
+
+static const uint8_t close_notify[2] = {SOTLS_ALERT_WARNING, SOTLS_ALERT_CLOSE_NOTIFY};
+
+/* Seals close_notify (once) after whatever is sealed. */
+static int seal_close_notify(struct sotls_record *r)
+{
 	if (r->tx_closed)
-		return SOTLS_ERR_CLOSED;
+		return 0;
+	/* Records sealed for an unfinished send go first: they are whole
+	 * records, so the stream stays well-formed. */
+	if (r->tx_tail + ALERT_RECORD > r->tx_cap)
+		return fail(r, SOTLS_ERR_INTERNAL);
+	int rc = seal_record(r, SOTLS_CT_ALERT, close_notify, sizeof(close_notify));
+	if (rc != 0)
+		return fail(r, rc);
+	r->sent_alert = SOTLS_ALERT_CLOSE_NOTIFY;
+	r->tx_closed = true;
+	r->tx_pending = 0;
+	return 0;
+}
+
+int sotls_record_limit_close(struct sotls_record *r)
+{
+	if (r->err != 0)
+		return r->err;
+	/* The sealed records go out before close_notify; a socket that takes
+	 * them later gets them from the next send or shutdown. */
+	int rc = seal_close_notify(r);
+	if (rc != 0)
+		return rc;
+	r->tx_limited = true;
+	return sotls_record_tx_usable(r);
+}
+
+static ssize_t send_records(struct sotls_record *r, const uint8_t *buf, size_t len)
+{
+	int rc = sotls_record_tx_usable(r);
+	if (rc != 0)
+		return rc;
 	if (buf == NULL && len > 0)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 
@@ -282,7 +346,7 @@ static ssize_t send_records(struct sotls_record *r, const uint8_t *buf, size_t l
 	 * again at the start of buf; they are not sealed a second time. */
 	if (r->tx_pending > 0 && len < r->tx_pending)
 		return SOTLS_ERR_INVALID_ARGUMENT;
-	int rc = flush(r, 0);
+	rc = flush(r, 0);
 	if (rc != 0)
 		return rc;
 	done = r->tx_pending;
@@ -290,12 +354,17 @@ static ssize_t send_records(struct sotls_record *r, const uint8_t *buf, size_t l
 
 	while (done < len) {
 		/* The buffer is empty here: seal a batch of records. */
+		bool limited = false;
 		while (done + r->tx_pending < len) {
 			size_t chunk = len - done - r->tx_pending;
 			if (chunk > SOTLS_REC_MAX_PLAINTEXT)
 				chunk = SOTLS_REC_MAX_PLAINTEXT;
 			if (!tx_fits(r, chunk))
 				break;
+			if (!sotls_record_may_seal_data(r)) {
+				limited = true;
+				break;
+			}
 			rc = seal_record(r, SOTLS_CT_APPLICATION_DATA, buf + done + r->tx_pending,
 					 chunk);
 			if (rc != 0) {
@@ -303,6 +372,14 @@ static ssize_t send_records(struct sotls_record *r, const uint8_t *buf, size_t l
 				return fail(r, rc);
 			}
 			r->tx_pending += chunk;
+		}
+		if (limited) {
+			/* What is sealed is reported: it goes out ahead of
+			 * close_notify, now or with the next call. */
+			done += r->tx_pending;
+			r->tx_pending = 0;
+			rc = sotls_record_limit_close(r);
+			return done > 0 && rc == SOTLS_ERR_KEY_USAGE_LIMIT ? (ssize_t)done : rc;
 		}
 		rc = flush(r, 0);
 		if (rc == SOTLS_WANT_WRITE)
@@ -331,11 +408,11 @@ static int send_alert(struct sotls_record *r, uint8_t level, uint8_t desc, int e
 {
 	uint8_t alert[2] = {level, desc};
 
+	/* RFC 5246 7.2.1: nothing goes out after our close_notify. */
 	if (r->alert_out != NULL) {
-		if (r->err == 0 && r->alert_out(r->fd, level, desc) == 0)
+		if (r->err == 0 && r->alert_out(r->alert_ctx, level, desc) == 0)
 			r->sent_alert = desc;
-	} else if (r->err == 0 && r->tx.seq != UINT64_MAX &&
-	    r->tx_tail + ALERT_RECORD <= r->tx_cap) {
+	} else if (r->err == 0 && !r->tx_closed && r->tx_tail + ALERT_RECORD <= r->tx_cap) {
 		if (seal_record(r, SOTLS_CT_ALERT, alert, sizeof(alert)) == 0) {
 			r->sent_alert = desc;
 			(void)flush(r, MSG_DONTWAIT);
@@ -412,31 +489,50 @@ static int check_header(struct sotls_record *r, const uint8_t *p, size_t *frag_l
 	return 0;
 }
 
+/* Counts n useless records; past a cap the connection ends (control.h). */
+static int count_useless(struct sotls_record *r, enum sotls_useless_kind kind, uint64_t n)
+{
+	if (sotls_useless_count(&r->useless, kind, n, &r->why))
+		return 0;
+	return send_fatal(r, SOTLS_ALERT_UNEXPECTED_MESSAGE, SOTLS_ERR_RECORD_FLOOD);
+}
+
 /* A record that is not application data, already opened at pt. */
 static int handle_control(struct sotls_record *r, uint8_t type, const uint8_t *pt, size_t len)
 {
 	if (type == SOTLS_CT_ALERT) {
+		/* RFC 5246 7.2: "struct { AlertLevel level; AlertDescription
+		 * description; } Alert;" — two bytes, one alert per record. */
 		if (len != 2)
 			return send_fatal(r, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
 		r->peer_alert = pt[1];
-		if (pt[1] == SOTLS_ALERT_CLOSE_NOTIFY) {
+		switch (sotls_alert_classify(pt[0], pt[1])) {
+		case SOTLS_ALERT_IS_CLOSE:
 			r->rx_closed = true;
 			return 0;
-		}
-		if (pt[0] == SOTLS_ALERT_FATAL) {
+		case SOTLS_ALERT_IS_FATAL:
 			/* The peer is gone; answering would be pointless. */
 			fail(r, SOTLS_ERR_PEER_ALERT);
 			r->tx_head = r->tx_tail = r->tx_pending = 0;
 			return r->err;
+		case SOTLS_ALERT_IS_BAD_LEVEL:
+			r->why = (struct sotls_why){"alert level neither warning (1) nor fatal (2):",
+						    pt[0]};
+			return send_fatal(r, SOTLS_ALERT_ILLEGAL_PARAMETER, SOTLS_ERR_DECODE);
+		case SOTLS_ALERT_IS_WARNING:
+			break;
 		}
-		if (pt[0] != SOTLS_ALERT_WARNING)
-			return send_fatal(r, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
-		return 0; /* other warnings change nothing */
+		return count_useless(r, SOTLS_USELESS_WARNING, 1);
 	}
-	/* SOTLS_CT_HANDSHAKE: a HelloRequest or a renegotiating ClientHello. */
-	if (++r->reneg_refusals > SOTLS_REC_MAX_RENEG_REFUSALS)
-		return send_fatal(r, SOTLS_ALERT_UNEXPECTED_MESSAGE, SOTLS_ERR_RENEGOTIATION_REFUSED);
-	return send_alert(r, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION, 0);
+	/* SOTLS_CT_HANDSHAKE (check_header lets nothing else through). */
+	unsigned refusals, useless;
+	int rc = sotls_hs_track_feed(&r->hs, r->server, true, pt, len, &refusals, &useless);
+	if (rc != 0)
+		return send_fatal(r, sotls_hs_track_alert(rc), rc);
+	rc = count_useless(r, SOTLS_USELESS_REFUSAL, useless);
+	for (unsigned i = 0; i < refusals && rc == 0; i++)
+		rc = send_alert(r, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION, 0);
+	return rc;
 }
 
 /* Hands out opened plaintext that did not fit the caller's buffer before. */
@@ -481,6 +577,16 @@ static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len,
 			send_fatal(r, SOTLS_ALERT_INTERNAL_ERROR, SOTLS_ERR_SEQUENCE_OVERFLOW);
 			break;
 		}
+		if (r->rx.seq >= r->key_limit) {
+			/* A conforming peer closes before its key passes the
+			 * limit, as sotls does; one that goes on is refused
+			 * before the record is opened (control.h). */
+			r->why = (struct sotls_why){"the peer sent more records under one key than "
+						    "the key usage limit:",
+						    r->key_limit};
+			send_fatal(r, SOTLS_ALERT_UNEXPECTED_MESSAGE, SOTLS_ERR_KEY_USAGE_LIMIT);
+			break;
+		}
 
 		uint8_t type = p[0];
 		size_t pt_len = frag_len - SOTLS_REC_EXPLICIT_NONCE - SOTLS_REC_TAG;
@@ -497,7 +603,13 @@ static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len,
 		r->rx_records++;
 		r->rx_head += SOTLS_REC_HEADER + frag_len;
 
-		if (type == SOTLS_CT_APPLICATION_DATA) {
+		if (type == SOTLS_CT_APPLICATION_DATA && pt_len == 0) {
+			/* RFC 5246 6.2.1 allows empty application data (against
+			 * traffic analysis); a run of them is a flood. */
+			if (count_useless(r, SOTLS_USELESS_EMPTY, 1) != 0)
+				break;
+		} else if (type == SOTLS_CT_APPLICATION_DATA) {
+			sotls_useless_reset(&r->useless);
 			if (direct) {
 				got += pt_len;
 			} else {
@@ -587,20 +699,10 @@ int sotls_record_shutdown(struct sotls_record *r)
 {
 	if (r->err != 0)
 		return r->err;
-	if (!r->tx_closed) {
-		/* Records sealed for an unfinished send go first: they are
-		 * whole records, so the stream stays well-formed. */
-		uint8_t alert[2] = {SOTLS_ALERT_WARNING, SOTLS_ALERT_CLOSE_NOTIFY};
-		if (r->tx_tail + ALERT_RECORD > r->tx_cap)
-			return fail(r, SOTLS_ERR_INTERNAL);
-		int rc = seal_record(r, SOTLS_CT_ALERT, alert, sizeof(alert));
-		if (rc != 0)
-			return fail(r, rc);
-		r->sent_alert = SOTLS_ALERT_CLOSE_NOTIFY;
-		r->tx_closed = true;
-		r->tx_pending = 0;
-	}
-	int rc = flush(r, 0);
+	int rc = seal_close_notify(r);
+	if (rc != 0)
+		return rc;
+	rc = flush(r, 0);
 	release_idle(r);
 	return rc;
 }

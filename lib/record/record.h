@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "aead.h"
+#include "control.h"
 
 #define SOTLS_REC_HEADER 5
 #define SOTLS_REC_EXPLICIT_NONCE 8
@@ -65,8 +66,24 @@ enum sotls_alert_desc {
 	SOTLS_ALERT_NO_RENEGOTIATION = 100,
 };
 
-/* Handshake records refused with no_renegotiation before we give up. */
+/*
+ * Useless records tolerated between two records that deliver application
+ * data (a data record resets every counter; control.h counts them for both
+ * record paths). Past any cap: unexpected_message, SOTLS_ERR_RECORD_FLOOD.
+ * The first two are BoringSSL's figures.
+ */
+#define SOTLS_REC_MAX_EMPTY_RECORDS 32
+#define SOTLS_REC_MAX_WARNING_ALERTS 4
+/* Handshake messages refused with no_renegotiation (HelloRequest on a
+ * client, ClientHello on a server). */
 #define SOTLS_REC_MAX_RENEG_REFUSALS 8
+
+/*
+ * Records one key may seal or open: 2^24 keeps AES-GCM and ARIA-GCM within
+ * their confidentiality margin for full 2^14-byte records (RFC 8446 5.5
+ * gives 2^24.5 for AES-GCM; ARIA-GCM has the same 128-bit block and bound).
+ */
+#define SOTLS_REC_DEFAULT_KEY_LIMIT ((uint64_t)1 << 24)
 
 /* One direction: its AEAD, implicit salt and next sequence number. */
 struct sotls_half {
@@ -83,7 +100,12 @@ struct sotls_record {
 	int sent_alert;	 /* last alert description we sent, or -1 */
 	bool rx_closed;	 /* the peer's close_notify arrived */
 	bool tx_closed;	 /* our close_notify is sealed */
-	unsigned reneg_refusals;
+	bool tx_limited; /* ... because the key usage limit was reached */
+	bool server;	 /* which handshake messages are refused, not fatal */
+	uint64_t key_limit; /* records per key and direction (control.h) */
+	struct sotls_useless useless;
+	struct sotls_hs_track hs;
+	struct sotls_why why; /* what failed, when an error needs more words */
 
 	struct sotls_half tx, rx;
 	uint64_t tx_records, rx_records;
@@ -105,7 +127,8 @@ struct sotls_record {
 	/* Set when the send direction is in the kernel (kTLS TX) and this
 	 * record layer only receives: its alerts go out through this (best
 	 * effort, never blocking; 0 when sent) instead of being sealed here. */
-	int (*alert_out)(int fd, uint8_t level, uint8_t desc);
+	int (*alert_out)(void *ctx, uint8_t level, uint8_t desc);
+	void *alert_ctx;
 };
 
 /* The keys and state of one direction, as the handshake hands them over. */
@@ -123,6 +146,11 @@ struct sotls_rec_keys {
 int sotls_record_init(struct sotls_record *r, int fd, enum sotls_aead_alg alg,
 		      const struct sotls_rec_keys *tx, const struct sotls_rec_keys *rx,
 		      const uint8_t *initial, size_t initial_len);
+
+/* The role (which post-handshake handshake messages are refused rather
+ * than fatal) and the key usage limit (records per direction, >= 1;
+ * SOTLS_REC_DEFAULT_KEY_LIMIT until this is called). */
+void sotls_record_set_policy(struct sotls_record *r, bool server, uint64_t key_limit);
 
 /* Wipes keys and buffers and frees them. */
 void sotls_record_free(struct sotls_record *r);
@@ -154,6 +182,22 @@ int sotls_record_shutdown(struct sotls_record *r);
  * before anything else this layer seals. 0 or a (sticky) error.
  */
 int sotls_record_seal_in_place(struct sotls_record *r, uint8_t *rec, size_t len);
+
+/*
+ * Whether records may be sealed for sending now: 0, or the error a send
+ * returns (the sticky error; SOTLS_ERR_KEY_USAGE_LIMIT once the limit closed
+ * the direction, after flushing what is sealed; SOTLS_ERR_CLOSED).
+ */
+int sotls_record_tx_usable(struct sotls_record *r);
+
+/* Whether the key may seal one more data record (one is kept for
+ * close_notify). */
+bool sotls_record_may_seal_data(const struct sotls_record *r);
+
+/* The key usage limit is reached: seals close_notify after what is already
+ * sealed, flushes what the socket takes now, and closes the direction.
+ * Returns SOTLS_ERR_KEY_USAGE_LIMIT (or the sticky error). */
+int sotls_record_limit_close(struct sotls_record *r);
 
 /* Free bytes at the end of the send buffer (alert room kept apart). */
 size_t sotls_record_tx_room(const struct sotls_record *r);

@@ -15,7 +15,11 @@
  *
  * --mode inflight: SEND_ZC behind a slow link must grow its buffer pool.
  *
- *   test_sendfile [--mode zc|send|pread|unix|nonblock|kernel|ktls|errors|noring|inflight]
+ * --mode ktls-timeout: sotls_sendfile over kTLS TX on a blocking socket with
+ * SO_SNDTIMEO while the receiver stalls: the bytes the peer finally gets are
+ * the file's, none twice, none lost (issue 15).
+ *
+ *   test_sendfile [--mode zc|send|pread|unix|nonblock|kernel|ktls|ktls-timeout|errors|noring|inflight]
  *                 [--big]
  *                 [--suite S]   (default ECDHE-ECDSA-ARIA128-GCM-SHA256)
  */
@@ -150,6 +154,16 @@ static struct sotls_config *cfg_new(enum sotls_role role, enum sotls_ktls_policy
 	sotls_config_set_suites(cfg, g_suite);
 	sotls_config_set_ktls(cfg, ktls);
 	return cfg;
+}
+
+/* A client connection on fd, its handshake run: that result. */
+static int client_handshake(int fd, enum sotls_ktls_policy ktls, struct sotls_config **cfg,
+			    struct sotls_conn **c)
+{
+	*cfg = cfg_new(SOTLS_ROLE_CLIENT, ktls);
+	*c = NULL;
+	sotls_conn_new(*cfg, fd, c);
+	return sotls_handshake(*c);
 }
 
 /* ---- one connection: a list of sends ---------------------------------------- */
@@ -294,10 +308,9 @@ static void run_conn(const char *name, int fds[2], bool nonblock, bool slow,
 			   .njobs = njobs};
 	pthread_t t;
 	pthread_create(&t, NULL, server_main, &s);
-	struct sotls_config *cfg = cfg_new(SOTLS_ROLE_CLIENT, ktls);
-	struct sotls_conn *c = NULL;
-	sotls_conn_new(cfg, fds[1], &c);
-	int rc = sotls_handshake(c);
+	struct sotls_config *cfg;
+	struct sotls_conn *c;
+	int rc = client_handshake(fds[1], ktls, &cfg, &c);
 	CHECK(rc == 0, "%s: client handshake: %s", name, sotls_strerror(rc));
 	if (rc == 0 && g_client_kk) {
 		struct sotls_info ci;
@@ -569,6 +582,91 @@ static void ktls_conns(bool require)
 	}
 }
 
+struct stall_sender {
+	int fd;
+	const struct tfile *f;
+	unsigned timeouts; /* short counts and SOTLS_WANT_WRITE seen */
+	int rc;
+	struct sotls_info info;
+};
+
+/* The server: the whole file with sotls_sendfile, resuming at the offset
+ * each call reports, then close_notify. */
+static void *stall_sender_main(void *arg)
+{
+	struct stall_sender *s = arg;
+	struct sotls_config *cfg = cfg_new(SOTLS_ROLE_SERVER, SOTLS_KTLS_AUTO);
+	struct sotls_conn *c = NULL;
+	struct timeval tv = {.tv_sec = 0, .tv_usec = 50000};
+	setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	sotls_conn_new(cfg, s->fd, &c);
+	s->rc = sotls_handshake(c);
+	sotls_get_info(c, &s->info);
+	off_t off = 0;
+	while (s->rc == 0 && (size_t)off < s->f->size) {
+		size_t want = s->f->size - (size_t)off;
+		ssize_t n = sotls_sendfile(c, s->f->fd, &off, want);
+		if (n == SOTLS_WANT_WRITE || (n > 0 && (size_t)n < want))
+			s->timeouts++;
+		else if (n <= 0)
+			s->rc = n < 0 ? (int)n : -1;
+	}
+	int rc;
+	while (s->rc == 0 && (rc = sotls_shutdown(c)) == SOTLS_WANT_WRITE)
+		;
+	if (s->rc == 0)
+		s->rc = rc;
+	sotls_conn_free(c);
+	sotls_config_free(cfg);
+	return NULL;
+}
+
+static void ktls_timeout(void)
+{
+	const struct tfile *f = &g_files[g_nfiles - 1]; /* the largest: 1 MiB + 3, or 64 MiB */
+	int fds[2];
+	tcp_pair(fds);
+	int small = 16384;
+	setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	struct stall_sender s = {.fd = fds[0], .f = f};
+	pthread_t t;
+	pthread_create(&t, NULL, stall_sender_main, &s);
+	struct sotls_config *cfg;
+	struct sotls_conn *c;
+	int hs = client_handshake(fds[1], SOTLS_KTLS_AUTO, &cfg, &c);
+	uint8_t *got = malloc(f->size + 1);
+	size_t n = 0;
+	ssize_t k = 0;
+	while (hs == 0 && got != NULL) {
+		/* Stalls, long against SO_SNDTIMEO, while the sender waits. */
+		if (n < f->size && (n / 65536) % 4 == 0)
+			usleep(200000);
+		k = sotls_recv(c, got + n, f->size + 1 - n);
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	pthread_join(t, NULL);
+	CHECK(s.info.tx_path == SOTLS_PATH_KERNEL, "sender TX %s", s.info.tx_reason);
+	CHECK(hs == 0 && s.rc == 0 && k == 0, "handshake %d, sender %s, end %s", hs,
+	      sotls_strerror(s.rc), sotls_strerror((int)k));
+	CHECK(s.timeouts > 0, "the socket timed out midway (%u times)", s.timeouts);
+	uint8_t *want = malloc(f->size + 1);
+	CHECK(want != NULL && pread(f->fd, want, f->size, 0) == (ssize_t)f->size, "read file");
+	CHECK(n == f->size && want != NULL && got != NULL && memcmp(got, want, n) == 0,
+	      "the peer got %zu bytes, the file has %zu: %s", n, f->size,
+	      n == f->size ? "contents differ" : "length differs");
+	printf("ktls-timeout: %s, %zu bytes, %u timeouts midway, sendfile path %s\n",
+	       s.info.suite, n, s.timeouts, s.info.tx_path == SOTLS_PATH_KERNEL ? "kernel" : "user");
+	free(want);
+	free(got);
+	sotls_conn_free(c);
+	sotls_config_free(cfg);
+	close(fds[0]);
+	close(fds[1]);
+}
+
 /* io_uring refused by a seccomp filter (errno err), as in a container: the
  * zero-copy request ends on pread + send and says why. In a child process. */
 static void no_ring(int err, const char *want_reason)
@@ -787,6 +885,8 @@ int main(int argc, char **argv)
 		kernel_engines();
 	else if (strcmp(mode, "ktls") == 0)
 		ktls_conns(true);
+	else if (strcmp(mode, "ktls-timeout") == 0)
+		ktls_timeout();
 	else if (strcmp(mode, "errors") == 0)
 		errors();
 	else if (strcmp(mode, "inflight") == 0)

@@ -1,8 +1,9 @@
 /*
  * The userspace record layer (lib/record): framing across every split point,
  * each malformed or hostile input with its alert and error and no plaintext
- * released, sequence numbers, close_notify, renegotiation refusal, partial
- * writes, buffers lent only while in use. Two record layers talk over a non-blocking socketpair; "raw"
+ * released, sequence numbers, close_notify, the caps on records that deliver
+ * nothing, alert levels, post-handshake handshake messages, the key usage
+ * limit, partial writes, buffers lent only while in use. Two record layers talk over a non-blocking socketpair; "raw"
  * records are sealed by hand with the AEAD to make hostile input.
  */
 #include <errno.h>
@@ -570,38 +571,270 @@ static void test_peer_alerts(void **state)
 	}
 }
 
-/* HelloRequest / ClientHello after the handshake: no_renegotiation warning,
- * the stream goes on; too many attempts end it. */
-static void test_renegotiation_refused(void **state)
+/* Receives on A until it stops asking for more bytes. */
+static ssize_t recv_a(struct pair *p, uint8_t *buf, size_t len)
+{
+	ssize_t rc;
+	int spins = 0;
+	do
+		rc = sotls_record_recv(&p->a, buf, len);
+	while (rc == SOTLS_WANT_READ && ++spins < 100000);
+	return rc;
+}
+
+/* B -> A: count records of (type, pt, len) from *seq on. */
+static void send_ba(struct pair *p, uint64_t *seq, unsigned count, uint8_t type, const uint8_t *pt,
+		    size_t len)
+{
+	uint8_t rec[200];
+	for (unsigned i = 0; i < count; i++)
+		write_all(p->fd[1], rec, craft_ba(rec, (*seq)++, type, pt, len));
+}
+
+/* A data record after the run: delivered, and it resets the counters. */
+static void expect_data_after(struct pair *p, uint64_t *seq)
+{
+	uint8_t buf[16];
+	send_ba(p, seq, 1, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"data", 4);
+	assert_int_equal(recv_a(p, buf, sizeof(buf)), 4);
+	assert_memory_equal(buf, "data", 4);
+	assert_int_equal(p->a.useless.empty + p->a.useless.warnings + p->a.useless.refusals, 0);
+}
+
+/* The cap-th useless record of a kind is accepted, the next one is fatal. */
+static void check_cap(uint8_t type, const uint8_t *pt, size_t len, unsigned cap, bool server)
+{
+	uint8_t buf[16];
+	struct pair p;
+	uint64_t seq = 1;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	sotls_record_set_policy(&p.a, server, SOTLS_REC_DEFAULT_KEY_LIMIT);
+	/* cap of them, twice, with data between: all accepted */
+	for (int round = 0; round < 2; round++) {
+		send_ba(&p, &seq, cap, type, pt, len);
+		expect_data_after(&p, &seq);
+	}
+	/* cap + 1 in a row: unexpected_message, SOTLS_ERR_RECORD_FLOOD */
+	send_ba(&p, &seq, cap + 1, type, pt, len);
+	send_ba(&p, &seq, 1, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"late", 4);
+	assert_int_equal(recv_a(&p, buf, sizeof(buf)), SOTLS_ERR_RECORD_FLOOD);
+	assert_int_equal(p.a.why.value, cap);
+	assert_non_null(p.a.why.what);
+	/* the answers before it (no_renegotiation warnings), then the alert */
+	uint8_t t, out[64];
+	uint64_t aseq = 1;
+	if (type == SOTLS_CT_HANDSHAKE)
+		for (; aseq <= 3 * (uint64_t)cap; aseq++) {
+			assert_int_equal(read_from_a(p.fd[1], aseq, &t, out), 2);
+			assert_int_equal(out[1], SOTLS_ALERT_NO_RENEGOTIATION);
+		}
+	expect_alert_from_a(&p, aseq, SOTLS_ALERT_FATAL, SOTLS_ALERT_UNEXPECTED_MESSAGE);
+	expect_nothing_from_a(&p);
+	pair_close(&p);
+}
+
+/* Records that deliver nothing: a few are fine, a flood is refused. */
+static void test_useless_record_caps(void **state)
+{
+	(void)state;
+	static const uint8_t hello_request[4] = {0, 0, 0, 0};
+	static const uint8_t client_hello[8] = {1, 0, 0, 4, 3, 3, 0, 0};
+	check_cap(SOTLS_CT_APPLICATION_DATA, NULL, 0, SOTLS_REC_MAX_EMPTY_RECORDS, false);
+	/* warnings, an unassigned description among them: counted, not fatal */
+	check_cap(SOTLS_CT_ALERT, (const uint8_t *)"\x01\xff", 2, SOTLS_REC_MAX_WARNING_ALERTS,
+		  false);
+	check_cap(SOTLS_CT_ALERT, (const uint8_t *)"\x01\x5a", 2, SOTLS_REC_MAX_WARNING_ALERTS,
+		  false);
+	check_cap(SOTLS_CT_HANDSHAKE, hello_request, 4, SOTLS_REC_MAX_RENEG_REFUSALS, false);
+	check_cap(SOTLS_CT_HANDSHAKE, client_hello, 8, SOTLS_REC_MAX_RENEG_REFUSALS, true);
+}
+
+/* Each sotls_record_recv returns after bounded work: a flood with no data
+ * ends the call with the error instead of reading on. */
+static void test_flood_ends_one_call(void **state)
+{
+	(void)state;
+	struct pair p;
+	uint64_t seq = 1;
+	uint8_t buf[16];
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	send_ba(&p, &seq, 200, SOTLS_CT_APPLICATION_DATA, NULL, 0);
+	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), SOTLS_ERR_RECORD_FLOOD);
+	assert_int_equal(p.a.rx.seq, 1 + SOTLS_REC_MAX_EMPTY_RECORDS + 1);
+	pair_close(&p);
+}
+
+/* One alert record {level, desc} to A; the result of the next recv. */
+static ssize_t alert_to_a(struct pair *p, uint8_t level, uint8_t desc)
+{
+	uint8_t a[2] = {level, desc}, buf[16];
+	uint64_t seq = p->a.rx.seq;
+	send_ba(p, &seq, 1, SOTLS_CT_ALERT, a, 2);
+	return recv_a(p, buf, sizeof(buf));
+}
+
+/* RFC 5246 7.2: close_notify is a warning; a fatal one is fatal; there is
+ * no third level. */
+static void test_alert_levels(void **state)
 {
 	(void)state;
 	struct pair p;
 	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
-	uint8_t rec[2][100], buf[64];
-	static const uint8_t hello_request[4] = {0, 0, 0, 0};
-	size_t n0 = craft_ba(rec[0], 1, SOTLS_CT_HANDSHAKE, hello_request, 4);
-	size_t n1 = craft_ba(rec[1], 2, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"after", 5);
-	write_all(p.fd[1], rec[0], n0);
-	write_all(p.fd[1], rec[1], n1);
-	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 5);
-	assert_memory_equal(buf, "after", 5);
-	expect_alert_from_a(&p, 1, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION);
-	/* Data still flows A -> B, after the alert in sequence. */
-	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"x", 1), 1);
-	uint8_t type, pt[64];
-	assert_int_equal(read_from_a(p.fd[1], 2, &type, pt), 1);
+	assert_int_equal(alert_to_a(&p, 1, 0), 0);
+	assert_true(p.a.rx_closed);
+	pair_close(&p);
 
-	/* Persisting is fatal. */
-	uint64_t seq = 3;
-	for (unsigned i = 1; i <= SOTLS_REC_MAX_RENEG_REFUSALS; i++) {
-		size_t n = craft_ba(rec[0], seq++, SOTLS_CT_HANDSHAKE, hello_request, 4);
-		write_all(p.fd[1], rec[0], n);
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	assert_int_equal(alert_to_a(&p, 2, 0), SOTLS_ERR_PEER_ALERT);
+	assert_false(p.a.rx_closed);
+	expect_nothing_from_a(&p);
+	pair_close(&p);
+
+	static const uint8_t bad_levels[] = {0, 3, 7, 255};
+	for (size_t i = 0; i < sizeof(bad_levels); i++) {
+		pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+		assert_int_equal(alert_to_a(&p, bad_levels[i], 0), SOTLS_ERR_DECODE);
+		assert_int_equal(p.a.why.value, bad_levels[i]);
+		expect_alert_from_a(&p, 1, SOTLS_ALERT_FATAL, SOTLS_ALERT_ILLEGAL_PARAMETER);
+		pair_close(&p);
 	}
-	int rc;
-	do
-		rc = (int)sotls_record_recv(&p.a, buf, sizeof(buf));
-	while (rc == SOTLS_WANT_READ);
-	assert_int_equal(rc, SOTLS_ERR_RENEGOTIATION_REFUSED);
+}
+
+/* A handshake record to A (client or server); the result of the next recv. */
+static ssize_t handshake_to_a(struct pair *p, bool server, const uint8_t *msg, size_t len)
+{
+	uint8_t buf[16];
+	uint64_t seq = p->a.rx.seq;
+	sotls_record_set_policy(&p->a, server, SOTLS_REC_DEFAULT_KEY_LIMIT);
+	send_ba(p, &seq, 1, SOTLS_CT_HANDSHAKE, msg, len);
+	send_ba(p, &seq, 1, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"x", 1);
+	return recv_a(p, buf, sizeof(buf));
+}
+
+static void expect_handshake_fatal(bool server, const uint8_t *msg, size_t len, int err,
+				   uint8_t desc)
+{
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	assert_int_equal(handshake_to_a(&p, server, msg, len), err);
+	expect_alert_from_a(&p, 1, SOTLS_ALERT_FATAL, desc);
+	pair_close(&p);
+}
+
+/* After the handshake only HelloRequest (client) and ClientHello (server)
+ * are refused with a warning; anything else is fatal (RFC 5246 7.4.1.1,
+ * RFC 5746 4.2 / 4.4). */
+static void test_post_handshake_messages(void **state)
+{
+	(void)state;
+	static const uint8_t hello_request[4] = {0, 0, 0, 0};
+	static const uint8_t hello_request_body[5] = {0, 0, 0, 1, 0};
+	static const uint8_t client_hello[8] = {1, 0, 0, 4, 3, 3, 0, 0};
+	static const uint8_t finished[16] = {20, 0, 0, 12};
+	static const uint8_t server_hello[4] = {2, 0, 0, 0};
+	static const uint8_t two_requests[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+	expect_handshake_fatal(false, hello_request_body, 5, SOTLS_ERR_UNEXPECTED_MESSAGE,
+			       SOTLS_ALERT_UNEXPECTED_MESSAGE);
+	expect_handshake_fatal(false, client_hello, 8, SOTLS_ERR_UNEXPECTED_MESSAGE,
+			       SOTLS_ALERT_UNEXPECTED_MESSAGE);
+	expect_handshake_fatal(true, hello_request, 4, SOTLS_ERR_UNEXPECTED_MESSAGE,
+			       SOTLS_ALERT_UNEXPECTED_MESSAGE);
+	for (int server = 0; server <= 1; server++) {
+		expect_handshake_fatal(server, finished, 16, SOTLS_ERR_UNEXPECTED_MESSAGE,
+				       SOTLS_ALERT_UNEXPECTED_MESSAGE);
+		expect_handshake_fatal(server, server_hello, 4, SOTLS_ERR_UNEXPECTED_MESSAGE,
+				       SOTLS_ALERT_UNEXPECTED_MESSAGE);
+		/* RFC 5246 6.2.1: no zero-length handshake fragments */
+		expect_handshake_fatal(server, NULL, 0, SOTLS_ERR_DECODE, SOTLS_ALERT_DECODE_ERROR);
+	}
+
+	/* Refused: a warning per message, the stream goes on. */
+	struct pair p;
+	uint8_t t, out[64];
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	assert_int_equal(handshake_to_a(&p, false, two_requests, 8), 1);
+	for (uint64_t s = 1; s <= 2; s++) {
+		assert_int_equal(read_from_a(p.fd[1], s, &t, out), 2);
+		assert_int_equal(t, SOTLS_CT_ALERT);
+		assert_int_equal(out[0], SOTLS_ALERT_WARNING);
+		assert_int_equal(out[1], SOTLS_ALERT_NO_RENEGOTIATION);
+	}
+	pair_close(&p);
+
+	/* A ClientHello cut across records, header included: one refusal. */
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	sotls_record_set_policy(&p.a, true, SOTLS_REC_DEFAULT_KEY_LIMIT);
+	uint64_t seq = 1;
+	for (size_t i = 0; i < sizeof(client_hello); i += 2)
+		send_ba(&p, &seq, 1, SOTLS_CT_HANDSHAKE, client_hello + i, 2);
+	send_ba(&p, &seq, 1, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"y", 1);
+	assert_int_equal(recv_a(&p, out, sizeof(out)), 1);
+	expect_alert_from_a(&p, 1, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION);
+	expect_nothing_from_a(&p);
+	pair_close(&p);
+}
+
+/* The AEAD usage limit: close_notify before the sequence number passes it,
+ * then SOTLS_ERR_KEY_USAGE_LIMIT; receiving still works; a peer that goes
+ * past it is refused. */
+static void test_key_usage_limit(void **state)
+{
+	(void)state;
+	const uint64_t limit = 10;
+	struct pair p;
+	uint8_t buf[64], t;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	sotls_record_set_policy(&p.a, false, limit);
+	/* data may take 1 .. limit - 2, close_notify limit - 1 */
+	for (uint64_t s = 1; s + 1 < limit; s++)
+		assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"z", 1), 1);
+	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"z", 1),
+			 SOTLS_ERR_KEY_USAGE_LIMIT);
+	assert_int_equal(p.a.tx.seq, limit);
+	assert_true(p.a.tx_limited);
+	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"z", 1),
+			 SOTLS_ERR_KEY_USAGE_LIMIT);
+	assert_int_equal(sotls_record_shutdown(&p.a), 0);
+	for (uint64_t s = 1; s + 1 < limit; s++)
+		assert_int_equal(read_from_a(p.fd[1], s, &t, buf), 1);
+	expect_alert_from_a(&p, limit - 1, SOTLS_ALERT_WARNING, SOTLS_ALERT_CLOSE_NOTIFY);
+	expect_nothing_from_a(&p);
+	/* A still receives */
+	assert_int_equal(sotls_record_send(&p.b, (const uint8_t *)"more", 4), 4);
+	assert_int_equal(recv_a(&p, buf, sizeof(buf)), 4);
+	pair_close(&p);
+
+	/* A send that crosses the limit: what fits is reported, in order
+	 * before close_notify. */
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	sotls_record_set_policy(&p.a, false, limit);
+	sotls_record_set_policy(&p.b, false, limit);
+	uint8_t *d = pattern(20 * 16384, 5), *got = malloc(20 * 16384);
+	assert_non_null(got);
+	assert_int_equal(sotls_record_send(&p.a, d, 20 * 16384), (limit - 2) * 16384);
+	size_t n = 0;
+	ssize_t r;
+	while ((r = sotls_record_recv(&p.b, got + n, 20 * 16384 - n)) > 0)
+		n += (size_t)r;
+	assert_int_equal(r, 0); /* close_notify at limit - 1 is within B's limit */
+	assert_int_equal(n, (limit - 2) * 16384);
+	assert_memory_equal(got, d, n);
+	free(d);
+	free(got);
+	pair_close(&p);
+
+	/* The peer goes past A's limit: unexpected_message, nothing opened. */
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	sotls_record_set_policy(&p.a, false, limit);
+	uint64_t seq = 1;
+	send_ba(&p, &seq, (unsigned)limit, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"q", 1);
+	size_t got_bytes = 0;
+	while ((r = recv_a(&p, buf, sizeof(buf))) > 0)
+		got_bytes += (size_t)r;
+	assert_int_equal(r, SOTLS_ERR_KEY_USAGE_LIMIT);
+	assert_int_equal(got_bytes, limit - 1);
+	assert_int_equal(p.a.rx.seq, limit);
+	expect_alert_from_a(&p, 1, SOTLS_ALERT_FATAL, SOTLS_ALERT_UNEXPECTED_MESSAGE);
 	pair_close(&p);
 }
 
@@ -611,17 +844,22 @@ static void test_sequence_never_wraps(void **state)
 	struct pair p;
 	uint8_t buf[16];
 	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, UINT64_MAX - 2, 1);
+	/* As far as a usage limit can go: the last number before the wrap is
+	 * close_notify's, and the wrap itself is never reached. */
+	sotls_record_set_policy(&p.a, false, UINT64_MAX);
+	sotls_record_set_policy(&p.b, false, UINT64_MAX);
 	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"a", 1), 1);
-	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"b", 1), 1);
+	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"b", 1), SOTLS_ERR_KEY_USAGE_LIMIT);
 	assert_int_equal(p.a.tx.seq, UINT64_MAX);
-	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"c", 1), SOTLS_ERR_SEQUENCE_OVERFLOW);
+	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"c", 1), SOTLS_ERR_KEY_USAGE_LIMIT);
 	assert_int_equal(sotls_record_recv(&p.b, buf, 1), 1);
-	assert_int_equal(sotls_record_recv(&p.b, buf, 1), 1);
+	assert_int_equal(sotls_record_recv(&p.b, buf, 1), 0);
 	assert_int_equal(p.b.rx.seq, UINT64_MAX);
 	pair_close(&p);
 
 	/* the receiving side refuses a record at the last value */
 	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 1, 1);
+	sotls_record_set_policy(&p.a, false, UINT64_MAX);
 	p.a.rx.seq = UINT64_MAX;
 	uint8_t rec[100];
 	size_t n = craft_ba(rec, UINT64_MAX, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"z", 1);
@@ -761,7 +999,11 @@ int main(void)
 		cmocka_unit_test(test_close_notify),
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_peer_alerts),
-		cmocka_unit_test(test_renegotiation_refused),
+		cmocka_unit_test(test_useless_record_caps),
+		cmocka_unit_test(test_flood_ends_one_call),
+		cmocka_unit_test(test_alert_levels),
+		cmocka_unit_test(test_post_handshake_messages),
+		cmocka_unit_test(test_key_usage_limit),
 		cmocka_unit_test(test_sequence_never_wraps),
 		cmocka_unit_test(test_partial_writes_resume),
 		cmocka_unit_test(test_initial_bytes_and_args),

@@ -57,33 +57,6 @@ static const char *err_name(int err)
 	}
 }
 
-static void tcp_pair(int *a, int *b)
-{
-	struct sockaddr_in addr;
-	socklen_t len = sizeof(addr);
-	int l = socket(AF_INET, SOCK_STREAM, 0);
-
-	memset(&addr, 0, sizeof(addr));
-	addr.sin_family = AF_INET;
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (l < 0 || bind(l, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(l, 1) != 0 ||
-	    getsockname(l, (struct sockaddr *)&addr, &len) != 0) {
-		perror("listen on loopback");
-		exit(2);
-	}
-	*a = socket(AF_INET, SOCK_STREAM, 0);
-	if (*a < 0 || connect(*a, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-		perror("connect on loopback");
-		exit(2);
-	}
-	*b = accept(l, NULL, NULL);
-	if (*b < 0) {
-		perror("accept");
-		exit(2);
-	}
-	close(l);
-}
-
 static int read_full(int fd, void *buf, size_t len)
 {
 	size_t got = 0;
@@ -249,7 +222,7 @@ static void test_tx(struct suite *s, uint64_t seq0)
 	struct sotls_ktls_result r;
 	int a, b;
 
-	tcp_pair(&a, &b);
+	vm_tcp_pair(&a, &b);
 	keys_of(s, seq0, &k);
 	int rc = sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r);
 	check(rc == SOTLS_OK, "%s/%s TX install at seq %llu: %s (errno %d)", s->name, s->level_name,
@@ -325,7 +298,7 @@ static void test_rx(struct suite *s, uint64_t seq0)
 	struct sotls_ktls_result r;
 	int a, b;
 
-	tcp_pair(&a, &b);
+	vm_tcp_pair(&a, &b);
 	keys_of(s, seq0, &k);
 	int rc = sotls_ktls_install(b, SOTLS_KTLS_RX, &k, &r);
 	check(rc == SOTLS_OK, "%s/%s RX install at seq %llu: %s (errno %d)", s->name, s->level_name,
@@ -403,7 +376,7 @@ static void test_rx_overflow(struct suite *s)
 	uint8_t got[64], type;
 	int a, b;
 
-	tcp_pair(&a, &b);
+	vm_tcp_pair(&a, &b);
 	keys_of(s, 0, &k);
 	if (sotls_ktls_install(b, SOTLS_KTLS_RX, &k, &r) != SOTLS_OK) {
 		check(0, "%s RX install for the overflow test: %s", s->name, r.text);
@@ -432,7 +405,7 @@ static void test_kernel_to_kernel(struct suite *s)
 	uint8_t type = 0;
 	int a, b;
 
-	tcp_pair(&a, &b);
+	vm_tcp_pair(&a, &b);
 	keys_of(s, 1000, &k);
 	int rc1 = sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r1);
 	int rc2 = sotls_ktls_install(b, SOTLS_KTLS_RX, &k, &r2);
@@ -480,7 +453,7 @@ static void test_both_directions(struct suite *s)
 	uint8_t got[64], type = 0;
 	int a, b;
 
-	tcp_pair(&a, &b);
+	vm_tcp_pair(&a, &b);
 	keys_of(s, 7, &k);
 	int ok = sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r) == SOTLS_OK &&
 		 sotls_ktls_install(a, SOTLS_KTLS_RX, &k, &r) == SOTLS_OK &&
@@ -571,7 +544,7 @@ static void run_fallback_mode(void)
 		for (int d = SOTLS_KTLS_TX; d <= SOTLS_KTLS_RX; d++) {
 			struct sotls_ktls_keys k;
 			int a, b;
-			tcp_pair(&a, &b);
+			vm_tcp_pair(&a, &b);
 			keys_of(&s, 0, &k);
 			rc = sotls_ktls_install(a, (enum sotls_ktls_dir)d, &k, &r);
 			check(rc == SOTLS_ERR_UNSUPPORTED && r.reason == SOTLS_KTLS_NO_CIPHER &&

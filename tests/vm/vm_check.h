@@ -9,4 +9,8 @@ extern int check_passed, check_failed;
  * (the programs fork), and counts the result. */
 void check(int ok, const char *fmt, ...);
 
+/* A connected loopback TCP pair (*a connected to *b); exits 2 if the
+ * machine cannot make one. */
+void vm_tcp_pair(int *a, int *b);
+
 #endif
