@@ -87,7 +87,7 @@ class Env:
         kw.setdefault('stdout', subprocess.PIPE)
         kw.setdefault('stderr', subprocess.PIPE)
         p = subprocess.Popen(argv, cwd=self.dir, **kw)
-        self.procs.append(p)
+        self.procs.append((p, os.path.basename(argv[0])))
         return p
 
     def echo_server(self, *extra):
@@ -124,10 +124,13 @@ class Env:
         print(text.rstrip())
 
     def cleanup(self, ok):
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
+        """Kills what still runs; logs the output finish() did not."""
+        for p, name in self.procs:
+            if p.returncode is None:
+                if p.poll() is None:
+                    p.kill()
+                    name += ' (killed)'
+                self.finish(p, name)
         if ok:
             shutil.rmtree(self.dir, ignore_errors=True)
 
@@ -705,7 +708,8 @@ def server_post_handshake_cases():
             (lambda p: lambda e: server_post_handshake_client_hello(e, p))(path)
         for what, (msg, alert_name) in msgs.items():
             CASES['server-post-handshake-%s-%s' % (what, path)] = \
-                (lambda p, m, a: lambda e: post_handshake_refused(e, p, m, a))(path, msg, alert_name)
+                (lambda p, m, a: lambda e: post_handshake_refused(e, p, m, a))(
+                    path, msg, alert_name)
 
 
 server_post_handshake_cases()

@@ -26,8 +26,8 @@ CT_CCS, CT_ALERT, CT_HANDSHAKE, CT_APPDATA, CT_HEARTBEAT = 20, 21, 22, 23, 24
 
 # RFC 5246 §7.4 HandshakeType.
 HELLO_REQUEST, CLIENT_HELLO, SERVER_HELLO = 0, 1, 2
-CERTIFICATE, SERVER_KEY_EXCHANGE, CERTIFICATE_REQUEST = 11, 12, 13
-SERVER_HELLO_DONE, CERTIFICATE_VERIFY, CLIENT_KEY_EXCHANGE, FINISHED = 14, 15, 16, 20
+CERTIFICATE, SERVER_KEY_EXCHANGE = 11, 12
+SERVER_HELLO_DONE, CLIENT_KEY_EXCHANGE, FINISHED = 14, 16, 20
 
 # RFC 5246 §7.2 AlertLevel and AlertDescription (RFC 6066 §3 for 112).
 WARNING, FATAL = 1, 2
@@ -48,7 +48,7 @@ EXT_SERVER_NAME, EXT_GROUPS, EXT_POINT_FORMATS, EXT_SIG_ALGS = 0, 10, 11, 13
 EXT_PADDING, EXT_EMS, EXT_RENEGOTIATION_INFO = 21, 23, 0xff01
 
 # RFC 8422 §5.1.1 NamedCurve, RFC 7027 (brainpool), RFC 8446 §4.2.7 (x448).
-SECP256K1, SECP256R1, SECP384R1 = 22, 23, 24
+SECP256K1, SECP256R1 = 22, 23
 BRAINPOOL_P256, BRAINPOOL_P384, BRAINPOOL_P512 = 26, 27, 28
 X25519, X448 = 29, 30
 
@@ -62,7 +62,7 @@ EMPTY_RENEGOTIATION_INFO_SCSV = 0x00FF  # RFC 5746 §3.3
 TLS_RSA_WITH_AES_128_CBC_SHA = 0x002F
 
 # RFC 5246 §7.4.1.4.1 SignatureAndHashAlgorithm, as 16-bit code points.
-SIG_ECDSA_SHA256, SIG_RSA_SHA256 = 0x0403, 0x0401
+SIG_ECDSA_SHA256 = 0x0403
 DEFAULT_SIG_ALGS = [0x0403, 0x0503, 0x0603, 0x0401, 0x0501, 0x0601]
 
 # The P-256 field prime (SEC 2 §2.4.2), to build points that are not on it.
@@ -136,11 +136,6 @@ def ext_point_formats(formats):
 
 def ext_sig_algs(algs):
     return ext(EXT_SIG_ALGS, vec16(u16_list(algs)))
-
-
-def ext_server_name(name):
-    """RFC 6066 §3: ServerNameList of one host_name (type 0)."""
-    return ext(EXT_SERVER_NAME, vec16(u8(0) + vec16(name)))
 
 
 def ext_padding(n):
@@ -365,6 +360,10 @@ class GcmState:
         return pt
 
 
+class Sealed(bytes):
+    """The body of a record the peer protected with keys we do not hold."""
+
+
 class Conn:
     """A TCP connection carrying TLS records. Every socket operation is bound
     by the socket's timeout; records are protected once tx/rx are set."""
@@ -377,6 +376,7 @@ class Conn:
         self.rx = None
         self.eof = False
         self.reset = False
+        self.peer_ccs = False
 
     @classmethod
     def connect(cls, port, timeout):
@@ -431,6 +431,9 @@ class Conn:
         body, self.buf = self.buf[5:5 + n], self.buf[5 + n:]
         if self.rx is not None:
             body = self.rx.open(ct, body)
+        elif self.peer_ccs:
+            body = Sealed(body)
+        self.peer_ccs = self.peer_ccs or ct == CT_CCS
         return ct, version, body
 
     def records_to_eof(self):
@@ -458,7 +461,9 @@ def describe(records):
     """One line per record, for failure messages and logs."""
     out = []
     for ct, _, body in records:
-        if ct == CT_ALERT and len(body) == 2:
+        if isinstance(body, Sealed):
+            out.append('encrypted(type %d, %d bytes)' % (ct, len(body)))
+        elif ct == CT_ALERT and len(body) == 2:
             out.append('alert(%s %s)' % ({1: 'warning', 2: 'fatal'}.get(body[0], body[0]),
                                          ALERTS.get(body[1], body[1])))
         elif ct == CT_HANDSHAKE and body:
