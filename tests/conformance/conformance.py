@@ -22,6 +22,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from cryptography.hazmat.primitives import serialization
@@ -48,7 +49,6 @@ class Env:
         self.a = args
         self.dir = tempfile.mkdtemp(prefix='conformance-', dir=args.workdir)
         self.procs = []
-        self.log = []
 
     def path(self, name):
         return os.path.join(self.dir, name)
@@ -212,9 +212,9 @@ def hello_refused(env, alert_name, **hello):
     env.finish(srv, 'sotls-echo-server')
 
 
-def exts_with(replace_type, new_ext, groups=(t.SECP256R1,)):
+def exts_with(replace_type, new_ext):
     """The default extensions with one replaced (or added)."""
-    out = [e for e in t.default_client_extensions(groups) if e[:2] != t.u16(replace_type)]
+    out = [e for e in t.default_client_extensions() if e[:2] != t.u16(replace_type)]
     return out + [new_ext]
 
 
@@ -717,15 +717,19 @@ server_post_handshake_cases()
 
 # ---- client side: sotls-echo-client against a hand-driven server ----------
 
+def load_cert(cert_path, key_path):
+    """([certificate DER], private key) for tlsmsg.Server."""
+    with open(key_path, 'rb') as f:
+        key = serialization.load_pem_private_key(f.read(), None)
+    with open(cert_path) as f:
+        return [ssl.PEM_cert_to_DER_cert(f.read())], key
+
+
 class ClientRun:
     """A listening socket, the sotls client connecting to it, and our end."""
 
     def __init__(self, env, argv, cert='server', cert_args=None):
-        cert_path, key_path = env.cert(cert, **(cert_args or {}))
-        with open(key_path, 'rb') as f:
-            key = serialization.load_pem_private_key(f.read(), None)
-        with open(cert_path) as f:
-            ders = [ssl.PEM_cert_to_DER_cert(f.read())]
+        ders, key = load_cert(*env.cert(cert, **(cert_args or {})))
         ls = socket.socket()
         ls.bind(('127.0.0.1', 0))
         ls.listen(1)
@@ -954,6 +958,84 @@ def _(env):
     run.srv.flight()
     run.srv.complete()
     client_echo_close(run, run.srv.read_data(len(MESSAGE)))
+
+
+# ---- the builders themselves, against OpenSSL ------------------------------
+# A conformance failure must mean sotls is wrong, not tlsmsg.py: these cases
+# finish real handshakes with OpenSSL through the same code paths.
+
+def python_ssl_echo(ls, cert, key):
+    """One TLS 1.2 echo connection served by Python's ssl (OpenSSL) on ls."""
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.maximum_version = ssl.TLSVersion.TLSv1_2
+    ctx.load_cert_chain(cert, key)
+    conn, _ = ls.accept()
+    conn.settimeout(IO_TIMEOUT)
+    with ctx.wrap_socket(conn, server_side=True) as s:
+        while True:
+            d = s.recv(65536)
+            if not d:
+                break
+            s.sendall(d)
+        s.unwrap()
+
+
+@case('selftest-client-vs-openssl')
+def _(env):
+    variants = [('ec', t.SECP256R1, t.ECDHE_ECDSA_AES128_GCM, 1, True),
+                ('rsa', t.X25519, t.ECDHE_RSA_AES128_GCM, t.MAX_FRAGMENT, False)]
+    for keytype, group, suite, fragment, ems in variants:
+        cert, key = env.cert('self-' + keytype, keytype)
+        ls = socket.socket()
+        ls.bind(('127.0.0.1', 0))
+        ls.listen(1)
+        ls.settimeout(IO_TIMEOUT)
+        errors = []
+
+        def serve():
+            try:
+                python_ssl_echo(ls, cert, key)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(e)
+        th = threading.Thread(target=serve)
+        th.start()
+        c = t.Client(t.Conn.connect(ls.getsockname()[1], IO_TIMEOUT), group)
+        exts = t.default_client_extensions(groups=(group,))
+        if not ems:
+            exts = [e for e in exts if e[:2] != t.u16(t.EXT_EMS)]
+        c.hello(fragment=fragment, suites=(suite,), extensions=exts)
+        c.read_flight()
+        check(c.s.ems == ems, 'extended master secret not as offered')
+        c.complete()
+        finish_echo_close(c)
+        th.join(IO_TIMEOUT)
+        ls.close()
+        check(not errors, 'OpenSSL side: %r' % errors)
+
+
+@case('selftest-server-vs-openssl')
+def _(env):
+    cert, key = env.cert('server')
+    ls = socket.socket()
+    ls.bind(('127.0.0.1', 0))
+    ls.listen(1)
+    ls.settimeout(IO_TIMEOUT)
+    cli = env.spawn([env.a.openssl, 's_client', '-connect', '127.0.0.1:%d' % ls.getsockname()[1],
+                     '-tls1_2', '-CAfile', cert, '-verify_return_error', '-servername',
+                     'localhost', '-brief'], stdin=subprocess.PIPE)
+    sock, _ = ls.accept()
+    ls.close()
+    srv = t.Server(t.Conn(sock, IO_TIMEOUT), *load_cert(cert, key))
+    srv.handshake()
+    check(srv.s.ems, 's_client did not get extended master secret')
+    cli.stdin.write(MESSAGE)
+    cli.stdin.flush()
+    srv.conn.send(CT_APPDATA, srv.read_data(len(MESSAGE)))
+    got = wait_for(cli, MESSAGE, IO_TIMEOUT)
+    cli.stdin.close()
+    rc, _, err = env.finish(cli, 's_client')
+    check(got == MESSAGE, 's_client got %r' % got)
+    check('Verification: OK' in err, 's_client did not verify the certificate')
 
 
 def main():
