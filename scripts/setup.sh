@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   build-essential meson ninja-build pkg-config gcc clang
   liburing-dev libcmocka-dev libssl-dev openssl
-  dpkg-dev xz-utils curl gnuplot-nox valgrind python3
+  dpkg-dev xz-utils curl gnuplot-nox valgrind python3 python3-cryptography
   libclang-rt-14-dev iproute2
 )
 
