@@ -595,6 +595,15 @@ int sotls_ktls_send_alert_flags(int fd, uint8_t level, uint8_t description, int 
 	return n == (ssize_t)sizeof(alert) ? SOTLS_OK : SOTLS_WANT_WRITE;
 }
 
+/* recvmsg(2), or a fuzzer's stand-in: no kernel hands out malformed control
+ * messages, so only a fake can test their parsing. */
+static sotls_ktls_recvmsg_fn g_recvmsg = recvmsg;
+
+void sotls_ktls_set_test_recvmsg(sotls_ktls_recvmsg_fn fn)
+{
+	g_recvmsg = fn != NULL ? fn : recvmsg;
+}
+
 ssize_t sotls_ktls_recv(int fd, void *buf, size_t len, int flags, uint8_t *type)
 {
 	union {
@@ -615,7 +624,7 @@ ssize_t sotls_ktls_recv(int fd, void *buf, size_t len, int flags, uint8_t *type)
 		msg.msg_iovlen = 1;
 		msg.msg_control = control.buf;
 		msg.msg_controllen = sizeof(control.buf);
-		n = recvmsg(fd, &msg, flags);
+		n = g_recvmsg(fd, &msg, flags);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return sotls_ktls_map_rx_errno(errno);

@@ -147,6 +147,16 @@ int sotls_ktls_send_alert_flags(int fd, uint8_t level, uint8_t description, int 
 ssize_t sotls_ktls_recv(int fd, void *buf, size_t len, int flags, uint8_t *type);
 
 /*
+ * Test hook (tests/fuzz/fuzz_ktls_cmsg.c): the recvmsg(2) sotls_ktls_recv
+ * calls; NULL puts the real one back. Set it before any connection exists
+ * (it is not synchronised). Harmless in a release build: the symbol is not
+ * exported from libsotls.so, so only code linked into the program can set it.
+ */
+struct msghdr;
+typedef ssize_t (*sotls_ktls_recvmsg_fn)(int fd, struct msghdr *msg, int flags);
+void sotls_ktls_set_test_recvmsg(sotls_ktls_recvmsg_fn fn);
+
+/*
  * Maps an errno of recv/recvmsg on a kTLS RX socket to an enum sotls_error:
  * EBADMSG -> SOTLS_ERR_BAD_RECORD_MAC (bad tag, or an empty record),
  * EMSGSIZE -> SOTLS_ERR_RECORD_OVERFLOW, EINVAL -> SOTLS_ERR_PROTOCOL_VERSION
