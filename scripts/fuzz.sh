@@ -28,7 +28,7 @@ if [ ! -f "$build/build.ninja" ]; then
   CC=clang meson setup "$build" -Dfuzzing=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dwerror=false -Dc_args=-fsanitize=fuzzer-no-link
 fi
-targets=(record handshake-server handshake-client)
+targets=(record ktls-cmsg handshake-server handshake-client)
 # The file server's HTTP parser is fuzzed when the tree has it (issue 5).
 if [ -f examples/http_request.c ]; then
   targets+=(http-request)
@@ -47,6 +47,7 @@ jobs=${FUZZ_JOBS:-2}
 run_one() {
   local t=$1 corpus="$build/fuzz-corpus/$1" log="$build/fuzz-$1.log" max_len=8192
   [ "$t" = record ] && max_len=65536
+  [ "$t" = ktls-cmsg ] && max_len=16384
   mkdir -p "$corpus"
   local rc=0
   "$build/tests/fuzz/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
