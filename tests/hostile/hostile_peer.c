@@ -14,10 +14,14 @@
  * empty records, 4 warning alerts and 8 refused renegotiations; strict
  * alert levels; RFC 5246 §6.2.1, §7.2, §7.4.1).
  *
- *   hostile_peer SERVER [--ktls MODE] [--cipher SUITE] [CASE...]
- *     SERVER   the sotls-echo-server binary; it is started here with --port 0
- *              and the given --ktls (default off) and --cipher (default
- *              ARIA-128-GCM), and stopped at the end
+ *   hostile_peer (SERVER | --openssl) [--ktls MODE] [--cipher SUITE] [CASE...]
+ *     SERVER     the sotls-echo-server binary; it is started here with --port 0
+ *                and the given --ktls (default off) and --cipher (default
+ *                ARIA-128-GCM), and stopped at the end
+ *     --openssl  `openssl s_server -rev` instead, as a reference: the same
+ *                attacks, OpenSSL's answers (where they differ from sotls's,
+ *                the case says so); it serves one client at a time, so the
+ *                honest client comes only after each attack
  *   Prints one line per case and "N of M hostile peer cases passed".
  */
 #include <arpa/inet.h>
@@ -36,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ephemeral_cert.h"
 #include "handshake.h"
 #include "record_forge.h"
 #include "sotls.h"
@@ -52,6 +57,16 @@ enum {
 
 static struct sotls_config *g_cfg;
 static uint16_t g_port;
+/* The server under test: the sotls echo server on either path, or OpenSSL's
+ * s_server -rev, which sends each line back reversed. */
+static enum { SRV_SOTLS, SRV_SOTLS_KERNEL, SRV_OPENSSL } g_server;
+
+/* What the server echoes for n bytes ending in a newline. */
+static void echo_of(const uint8_t *in, size_t n, uint8_t *out)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = g_server == SRV_OPENSSL && i + 1 < n ? in[n - 2 - i] : in[i];
+}
 
 static void set_timeouts(int fd, int ms)
 {
@@ -80,8 +95,8 @@ static int connect_server(void)
 /* A handshake and an echo through the public API; true if both worked. */
 static bool honest_client(char *why, size_t why_len)
 {
-	static const char msg[] = "an honest client's message";
-	char back[sizeof(msg)];
+	static const uint8_t msg[] = "an honest client's message\n";
+	uint8_t back[sizeof(msg) - 1], want[sizeof(msg) - 1];
 	struct sotls_conn *c = NULL;
 	int fd = connect_server();
 	bool ok = false;
@@ -90,17 +105,18 @@ static bool honest_client(char *why, size_t why_len)
 		goto out;
 	}
 	int rc = sotls_handshake(c);
-	if (rc == 0 && sotls_send(c, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+	if (rc == 0 && sotls_send(c, msg, sizeof(back)) != (ssize_t)sizeof(back))
 		rc = SOTLS_ERR_INTERNAL;
 	size_t got = 0;
-	while (rc == 0 && got < sizeof(msg)) {
+	while (rc == 0 && got < sizeof(back)) {
 		ssize_t n = sotls_recv(c, back + got, sizeof(back) - got);
 		if (n <= 0)
 			rc = n == 0 ? SOTLS_ERR_CLOSED : (int)n;
 		else
 			got += (size_t)n;
 	}
-	if (rc == 0 && memcmp(back, msg, sizeof(msg)) != 0)
+	echo_of(msg, sizeof(back), want);
+	if (rc == 0 && memcmp(back, want, sizeof(back)) != 0)
 		rc = SOTLS_ERR_INTERNAL;
 	if (rc == 0)
 		rc = sotls_shutdown(c);
@@ -287,59 +303,82 @@ enum attack {
 	FORGED_SEQ,	 /* a record sealed with sequence number n */
 };
 
+/* What must come back: these alerts in order, then the echo (if the case
+ * sends data after the attack, or is DATA_OF_LEN), or EOF (closed). */
+struct expect {
+	uint8_t alerts[MAX_ALERTS][2];
+	unsigned nalerts;
+	bool closed;
+};
+
 struct hcase {
 	const char *name;
 	enum attack attack;
 	unsigned n;
 	uint8_t level, desc; /* ALERT */
 	bool then_data;	     /* then a data record, whose echo must come back */
-	/* What must come back: these alerts in order, then the echo (if
-	 * then_data or DATA_OF_LEN), or EOF (closed). */
-	uint8_t alerts[MAX_ALERTS][2];
-	unsigned nalerts;
-	bool closed;
+	struct expect want;
+	/* Where the kernel path or OpenSSL answer otherwise (NULL: the same). */
+	const struct expect *kernel, *openssl;
 };
 
-#define ALERTS(...) {__VA_ARGS__}, sizeof((uint8_t[][2]){__VA_ARGS__}) / 2
-#define NO_ALERTS {{0}}, 0
+#define ALERTS(...) {{__VA_ARGS__}, sizeof((uint8_t[][2]){__VA_ARGS__}) / 2
+#define NO_ALERTS {{{0}}, 0
 #define NO_RENEG {1, 100}
 #define FATAL(d) {2, d}
+/* The kernel path and OpenSSL answer as sotls's userspace path. */
+#define SAME NULL, NULL
+#define NO_RENEG_8 NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG
+
+/* kTLS RX: a record that fails authentication aborts the socket in the
+ * kernel (tls_err_abort), so the bad_record_mac alert cannot go out. */
+static const struct expect KERNEL_ABORTS = NO_ALERTS, true};
+/* OpenSSL does not count refused renegotiations: a ninth is refused too. */
+static const struct expect OPENSSL_NINE_REFUSALS = ALERTS(NO_RENEG_8, NO_RENEG), false};
+/* OpenSSL skips an empty handshake record (RFC 5246 §6.2.1 forbids sending
+ * one, and says nothing of receiving it). */
+static const struct expect OPENSSL_SKIPS = NO_ALERTS, false};
 
 static const struct hcase cases[] = {
 	/* The caps: the last count accepted, then one more (shared-interface.md). */
-	{"empty-records-32-then-data", EMPTY_RECORDS, 32, 0, 0, true, NO_ALERTS, false},
-	{"empty-records-33", EMPTY_RECORDS, 33, 0, 0, false, ALERTS(FATAL(10)), true},
-	{"warning-alerts-4-then-data", WARNINGS, 4, 0, 0, true, NO_ALERTS, false},
-	{"warning-alerts-5", WARNINGS, 5, 0, 0, false, ALERTS(FATAL(10)), true},
+	{"empty-records-32-then-data", EMPTY_RECORDS, 32, 0, 0, true, NO_ALERTS, false}, SAME},
+	{"empty-records-33", EMPTY_RECORDS, 33, 0, 0, false, ALERTS(FATAL(10)), true}, SAME},
+	{"warning-alerts-4-then-data", WARNINGS, 4, 0, 0, true, NO_ALERTS, false}, SAME},
+	{"warning-alerts-5", WARNINGS, 5, 0, 0, false, ALERTS(FATAL(10)), true}, SAME},
 	/* RFC 5246 §7.2: close_notify is a warning; a fatal one is a fatal
 	 * alert (no answer); any level but 1 and 2 is illegal_parameter. */
-	{"alert-fatal-close-notify", ALERT, 1, 2, 0, false, NO_ALERTS, true},
-	{"alert-level-7", ALERT, 1, 7, 0, false, ALERTS(FATAL(47)), true},
-	{"alert-level-0-desc-255", ALERT, 1, 0, 255, false, ALERTS(FATAL(47)), true},
+	{"alert-fatal-close-notify", ALERT, 1, 2, 0, false, NO_ALERTS, true}, SAME},
+	{"alert-level-7", ALERT, 1, 7, 0, false, ALERTS(FATAL(47)), true}, SAME},
+	{"alert-level-0-desc-255", ALERT, 1, 0, 255, false, ALERTS(FATAL(47)), true}, SAME},
 	/* RFC 5246 §7.4.1.2 / RFC 5746 §4.4: a server refuses renegotiation
 	 * with a no_renegotiation warning and goes on; 8 in a row, then no. */
-	{"clienthello-then-data", CLIENT_HELLOS, 1, 0, 0, true, ALERTS(NO_RENEG), false},
-	{"clienthello-8-then-data", CLIENT_HELLOS, 8, 0, 0, true,
-	 ALERTS(NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG),
-	 false},
-	{"clienthello-9", CLIENT_HELLOS, 9, 0, 0, false,
-	 ALERTS(NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG, NO_RENEG,
-		FATAL(10)),
-	 true},
+	{"clienthello-then-data", CLIENT_HELLOS, 1, 0, 0, true, ALERTS(NO_RENEG), false}, SAME},
+	{"clienthello-8-then-data", CLIENT_HELLOS, 8, 0, 0, true, ALERTS(NO_RENEG_8), false}, SAME},
+	{"clienthello-9", CLIENT_HELLOS, 9, 0, 0, false, ALERTS(NO_RENEG_8, FATAL(10)), true},
+	 NULL, &OPENSSL_NINE_REFUSALS},
 	/* RFC 5246 §7.4: any other handshake message is unexpected; an empty
 	 * handshake record cannot hold a message header. */
-	{"finished-after-handshake", FINISHED, 1, 0, 0, false, ALERTS(FATAL(10)), true},
+	{"finished-after-handshake", FINISHED, 1, 0, 0, false, ALERTS(FATAL(10)), true}, SAME},
 	{"empty-handshake-record", EMPTY_HANDSHAKE, 1, 0, 0, false, ALERTS(FATAL(50)), true},
+	 NULL, &OPENSSL_SKIPS},
 	/* RFC 5246 §6.2.1: at most 2^14 bytes of plaintext per record. */
-	{"record-16384", DATA_OF_LEN, 16384, 0, 0, false, NO_ALERTS, false},
-	{"record-16385", DATA_OF_LEN, 16385, 0, 0, false, ALERTS(FATAL(22)), true},
+	{"record-16384", DATA_OF_LEN, 16384, 0, 0, false, NO_ALERTS, false}, SAME},
+	{"record-16385", DATA_OF_LEN, 16385, 0, 0, false, ALERTS(FATAL(22)), true}, SAME},
 	/* A sequence number near the AEAD usage limit (2^24): the server
 	 * counts its own, so the record does not authenticate. */
-	{"forged-seq-near-limit", FORGED_SEQ, (1u << 24) - 1, 0, 0, false, ALERTS(FATAL(20)),
-	 true},
+	{"forged-seq-near-limit", FORGED_SEQ, (1u << 24) - 1, 0, 0, false, ALERTS(FATAL(20)), true},
+	 &KERNEL_ABORTS, NULL},
 };
 
-static const uint8_t PING[] = "ping after the attack";
+/* Lines, so that s_server -rev echoes them whole. */
+static const uint8_t PING[] = "ping after the attack\n";
+#define PING_LEN (sizeof(PING) - 1)
+
+static void data_of_len(uint8_t *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		m[i] = i + 1 == n ? '\n' : (uint8_t)('a' + i % 26);
+}
 
 static bool attack(struct peer *p, const struct hcase *hc)
 {
@@ -375,16 +414,15 @@ static bool attack(struct peer *p, const struct hcase *hc)
 		ok = send_record(p, CT_HANDSHAKE, NULL, 0);
 		break;
 	case DATA_OF_LEN:
-		for (size_t i = 0; i < hc->n; i++)
-			m[i] = (uint8_t)(i * 7 + 1);
+		data_of_len(m, hc->n);
 		ok = send_record(p, CT_DATA, m, hc->n);
 		break;
 	case FORGED_SEQ:
-		ok = send_record_seq(p, hc->n, CT_DATA, PING, sizeof(PING));
+		ok = send_record_seq(p, hc->n, CT_DATA, PING, PING_LEN);
 		break;
 	}
 	if (ok && hc->then_data)
-		ok = send_record(p, CT_DATA, PING, sizeof(PING));
+		ok = send_record(p, CT_DATA, PING, PING_LEN);
 	return ok;
 }
 
@@ -397,8 +435,18 @@ static void print_alerts(const char *label, const uint8_t (*al)[2], unsigned n)
 		printf(" none");
 }
 
+static const struct expect *expected(const struct hcase *hc)
+{
+	if (g_server == SRV_SOTLS_KERNEL && hc->kernel != NULL)
+		return hc->kernel;
+	if (g_server == SRV_OPENSSL && hc->openssl != NULL)
+		return hc->openssl;
+	return &hc->want;
+}
+
 static bool run_case(const struct hcase *hc)
 {
+	const struct expect *ex = expected(hc);
 	struct peer p;
 	char why[256] = "";
 	int rc = peer_open(&p);
@@ -407,31 +455,31 @@ static bool run_case(const struct hcase *hc)
 		return false;
 	}
 	bool sent = attack(&p, hc);
-	/* The server serves others while this connection misbehaves. */
-	bool during = honest_client(why, sizeof(why));
+	/* A connection that must stay open shows it by echoing. */
+	bool ping = !expected(hc)->closed && !hc->then_data && hc->attack != DATA_OF_LEN;
+	if (sent && ping)
+		sent = send_record(&p, CT_DATA, PING, PING_LEN);
+	/* The server serves others while this connection misbehaves (s_server
+	 * serves one at a time: not asked). */
+	bool during = g_server == SRV_OPENSSL || honest_client(why, sizeof(why));
 
 	size_t want = 0;
-	if (hc->attack == DATA_OF_LEN && !hc->closed)
+	uint8_t m[FORGE_MAX_PLAINTEXT], echo[FORGE_MAX_PLAINTEXT];
+	if (!ex->closed && hc->attack == DATA_OF_LEN) {
 		want = hc->n;
-	else if (hc->then_data)
-		want = sizeof(PING);
+		data_of_len(m, want);
+	} else if (!ex->closed && (hc->then_data || ping)) {
+		want = PING_LEN;
+		memcpy(m, PING, want);
+	}
+	echo_of(m, want, echo);
 	struct answer a;
 	read_answer(&p, want, &a);
-	bool echo_ok = want == 0 ? a.data_len == 0 : a.data_len == want;
-	if (echo_ok && want > 0) {
-		uint8_t m[FORGE_MAX_PLAINTEXT];
-		const uint8_t *exp = PING;
-		if (hc->attack == DATA_OF_LEN) {
-			for (size_t i = 0; i < want; i++)
-				m[i] = (uint8_t)(i * 7 + 1);
-			exp = m;
-		}
-		echo_ok = memcmp(a.data, exp, want) == 0;
-	}
-	bool alerts_ok = a.nalerts == hc->nalerts &&
-			 memcmp(a.alerts, hc->alerts, 2 * (size_t)hc->nalerts) == 0;
+	bool echo_ok = a.data_len == want && memcmp(a.data, echo, want) == 0;
+	bool alerts_ok = a.nalerts == ex->nalerts &&
+			 memcmp(a.alerts, ex->alerts, 2 * (size_t)ex->nalerts) == 0;
 	bool end_ok;
-	if (hc->closed) {
+	if (ex->closed) {
 		end_ok = a.eof && !a.timeout;
 	} else {
 		/* Still open: it answers our close_notify with its own. */
@@ -449,10 +497,11 @@ static bool run_case(const struct hcase *hc)
 	print_alerts("alerts:", a.alerts, a.nalerts);
 	printf(", echo %zu, %s", a.data_len, a.eof ? "closed" : a.timeout ? "timeout" : "open");
 	if (!ok) {
-		print_alerts("| want:", hc->alerts, hc->nalerts);
-		printf(", echo %zu, %s%s%s%s%s", want, hc->closed ? "closed" : "open",
+		print_alerts("| want:", ex->alerts, ex->nalerts);
+		printf(", echo %zu, %s%s%s%s%s%s", want, ex->closed ? "closed" : "open",
 		       sent ? "" : " | send failed", a.bad ? " | bad record" : "",
-		       during ? "" : " | honest client failed during", after ? "" : " | honest client failed after");
+		       end_ok ? "" : " | wrong ending", during ? "" : " | honest client failed during",
+		       after ? "" : " | honest client failed after");
 		if (!during || !after)
 			printf(": %s", why);
 	}
@@ -463,30 +512,82 @@ static bool run_case(const struct hcase *hc)
 
 /* ---- the server under test ------------------------------------------------------- */
 
-static pid_t start_server(const char *bin, const char *ktls, const char *cipher,
-			  const char *dir)
+/* The files of one run, in a private directory. */
+struct files {
+	char dir[64], port[96], log[96], cert[96], key[96];
+};
+
+static void files_init(struct files *f)
 {
-	char port_file[512], log[512];
-	snprintf(port_file, sizeof(port_file), "%s/port", dir);
-	snprintf(log, sizeof(log), "%s/server.log", dir);
+	snprintf(f->port, sizeof(f->port), "%s/port", f->dir);
+	snprintf(f->log, sizeof(f->log), "%s/server.log", f->dir);
+	snprintf(f->cert, sizeof(f->cert), "%s/cert.pem", f->dir);
+	snprintf(f->key, sizeof(f->key), "%s/key.pem", f->dir);
+}
+
+static bool write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f != NULL && fputs(text, f) >= 0;
+	return f != NULL && fclose(f) == 0 && ok;
+}
+
+/* For s_server: an ephemeral certificate in files, and OpenSSL's name of
+ * the suite. */
+static bool openssl_setup(const struct files *f, const char *cipher, char *name, size_t len)
+{
+	static char cert[4096], key[4096];
+	int ids[SOTLS_MAX_SUITES + 1];
+	const struct sotls_suite *suite;
+	if (ephemeral_cert("localhost", cert, sizeof(cert), key, sizeof(key)) != 0 ||
+	    !write_file(f->cert, cert) || !write_file(f->key, key) ||
+	    sotls_suites_parse(cipher, ids) != 0 || (suite = sotls_suite_by_id((uint16_t)ids[0])) == NULL)
+		return false;
+	snprintf(name, len, "%s", suite->openssl);
+	return true;
+}
+
+/* The port the server listens on, once it says: sotls's --port-file, or
+ * s_server's "ACCEPT 127.0.0.1:PORT" line. 0 until then. */
+static int server_port(const struct files *f)
+{
+	FILE *in = fopen(g_server == SRV_OPENSSL ? f->log : f->port, "r");
+	char line[256];
+	int port = 0;
+	while (in != NULL && port == 0 && fgets(line, sizeof(line), in) != NULL) {
+		if (g_server != SRV_OPENSSL)
+			port = atoi(line);
+		else if (strncmp(line, "ACCEPT 127.0.0.1:", 17) == 0)
+			port = atoi(line + 17);
+	}
+	if (in != NULL)
+		fclose(in);
+	return port;
+}
+
+static pid_t start_server(const char *bin, const char *ktls, const char *cipher,
+			  const struct files *f)
+{
+	char ossl_cipher[128];
+	if (g_server == SRV_OPENSSL && !openssl_setup(f, cipher, ossl_cipher, sizeof(ossl_cipher)))
+		return -1;
 	pid_t pid = fork();
 	if (pid == 0) {
-		FILE *f = freopen(log, "w", stdout);
-		if (f == NULL || dup2(fileno(stdout), 2) < 0)
+		FILE *out = freopen(f->log, "w", stdout);
+		if (out == NULL || dup2(fileno(stdout), 2) < 0)
 			_exit(127);
-		execl(bin, bin, "--port", "0", "--port-file", port_file, "--ktls", ktls, "--cipher",
-		      cipher, (char *)NULL);
+		if (g_server == SRV_OPENSSL)
+			execlp("openssl", "openssl", "s_server", "-accept", "127.0.0.1:0", "-tls1_2",
+			       "-cert", f->cert, "-key", f->key, "-cipher", ossl_cipher, "-rev",
+			       (char *)NULL);
+		else
+			execl(bin, bin, "--port", "0", "--port-file", f->port, "--ktls", ktls,
+			      "--cipher", cipher, (char *)NULL);
 		_exit(127);
 	}
 	for (int i = 0; pid > 0 && i < 200; i++) {
-		FILE *f = fopen(port_file, "r");
-		int port = 0;
-		if (f != NULL) {
-			if (fscanf(f, "%d", &port) != 1)
-				port = 0;
-			fclose(f);
-		}
-		if (port > 0) {
+		int port = server_port(f);
+		if (port > 0 && port < 65536) {
 			g_port = (uint16_t)port;
 			return pid;
 		}
@@ -520,7 +621,8 @@ int main(int argc, char **argv)
 	const char *names[64];
 	int nnames = 0;
 	if (argc < 2) {
-		fprintf(stderr, "usage: hostile_peer SERVER [--ktls MODE] [--cipher SUITE] [CASE...]\n");
+		fprintf(stderr, "usage: hostile_peer (SERVER | --openssl) [--ktls MODE] "
+				"[--cipher SUITE] [CASE...]\n");
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {
@@ -531,19 +633,22 @@ int main(int argc, char **argv)
 		else if (nnames < 64)
 			names[nnames++] = argv[i];
 	}
+	g_server = strcmp(argv[1], "--openssl") == 0 ? SRV_OPENSSL
+		   : strcmp(ktls, "require") == 0     ? SRV_SOTLS_KERNEL
+						      : SRV_SOTLS;
 	signal(SIGPIPE, SIG_IGN);
 
-	char dir[] = "/tmp/hostile_peer.XXXXXX";
-	if (mkdtemp(dir) == NULL) {
+	struct files f;
+	snprintf(f.dir, sizeof(f.dir), "/tmp/hostile_peer.XXXXXX");
+	if (mkdtemp(f.dir) == NULL) {
 		perror("mkdtemp");
 		return 1;
 	}
-	pid_t srv = start_server(argv[1], ktls, cipher, dir);
-	char log[512];
-	snprintf(log, sizeof(log), "%s/server.log", dir);
+	files_init(&f);
+	pid_t srv = start_server(argv[1], ktls, cipher, &f);
 	if (srv < 0) {
 		printf("FAIL: the server %s did not start\n", argv[1]);
-		dump_tail(log, 40);
+		dump_tail(f.log, 40);
 		return 1;
 	}
 	/* The server's certificate is ephemeral: the attacker does not check
@@ -571,15 +676,14 @@ int main(int argc, char **argv)
 	}
 
 	kill(srv, SIGTERM);
-	int status = 0;
-	waitpid(srv, &status, 0);
+	waitpid(srv, NULL, 0);
 	if (failed > 0)
-		dump_tail(log, 40);
-	unlink(log);
-	char port_file[512];
-	snprintf(port_file, sizeof(port_file), "%s/port", dir);
-	unlink(port_file);
-	rmdir(dir);
+		dump_tail(f.log, 40);
+	unlink(f.log);
+	unlink(f.port);
+	unlink(f.cert);
+	unlink(f.key);
+	rmdir(f.dir);
 	sotls_config_free(g_cfg);
 	sotls_config_free(g_cfg);
 	printf("%d of %d hostile peer cases passed\n", run - failed, run);
