@@ -44,6 +44,7 @@
 #include "handshake.h"
 #include "record_forge.h"
 #include "sotls.h"
+#include "util.h"
 
 #define IO_TIMEOUT_MS 5000
 #define MAX_ALERTS 16
@@ -163,7 +164,7 @@ static int peer_open(struct peer *p)
 		rc = SOTLS_ERR_INTERNAL;
 	p->tx_seq = res.client_seq;
 	p->rx_seq = res.server_seq;
-	memset(&res, 0, sizeof(res));
+	sotls_wipe(&res, sizeof(res));
 	return rc;
 }
 
