@@ -8,6 +8,10 @@
 # usage: scripts/fuzz.sh [--smoke] [BUILD_DIR]
 #   --smoke      30 s per target (make check); otherwise FUZZ_SECONDS (default 300)
 #   FUZZ_JOBS    targets run at once (default 2); FUZZ_TARGETS: a subset
+#   FUZZ_COVERAGE=1 (the default without --smoke): then replays each target's
+#                corpus in a source-coverage build (BUILD_DIR-cov, clang
+#                -fprofile-instr-generate) and prints llvm-cov's line and
+#                branch coverage of the code the target is for
 #   BUILD_DIR    default: build-fuzz
 # The corpus a run grows is kept in BUILD_DIR/fuzz-corpus/<target>/ (the
 # committed seeds are not touched).
@@ -15,8 +19,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-300}
+coverage=${FUZZ_COVERAGE:-1}
 if [ "${1:-}" = "--smoke" ]; then
   seconds=${FUZZ_SMOKE_SECONDS:-30}
+  coverage=${FUZZ_COVERAGE:-0}
   shift
 fi
 build=${1:-build-fuzz}
@@ -28,7 +34,7 @@ if [ ! -f "$build/build.ninja" ]; then
   CC=clang meson setup "$build" -Dfuzzing=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dwerror=false -Dc_args=-fsanitize=fuzzer-no-link
 fi
-targets=(record handshake-server handshake-client handshake-live)
+targets=(record ktls-cmsg handshake-server handshake-client handshake-live)
 # The file server's HTTP parser is fuzzed when the tree has it (issue 5).
 if [ -f examples/http_request.c ]; then
   targets+=(http-request)
@@ -37,7 +43,9 @@ fi
 if [ -n "${FUZZ_TARGETS:-}" ]; then
   read -r -a targets <<<"$FUZZ_TARGETS"
 fi
-ninja -C "$build" $(printf 'tests/fuzz/fuzz-%s ' "${targets[@]}")
+binaries=()
+for t in "${targets[@]}"; do binaries+=("tests/fuzz/fuzz-$t"); done
+ninja -C "$build" "${binaries[@]}"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
@@ -47,6 +55,7 @@ jobs=${FUZZ_JOBS:-2}
 run_one() {
   local t=$1 corpus="$build/fuzz-corpus/$1" log="$build/fuzz-$1.log" max_len=8192
   [ "$t" = record ] && max_len=65536
+  [ "$t" = ktls-cmsg ] && max_len=16384
   mkdir -p "$corpus"
   local rc=0
   "$build/tests/fuzz/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
@@ -82,9 +91,49 @@ for t in "${targets[@]}"; do
     tail -40 "$log"
     summary+=("fuzz-$t: FAILED, see $log")
   else
-    summary+=("fuzz-$t: ok, ${execs:-?} executions in ${seconds}s, ${cov:-cov: ?} (edges, features), corpus $corp inputs")
+    rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    summary+=("fuzz-$t: ok, ${execs:-?} executions in ${seconds}s (${rate:-?}/s), ${cov:-cov: ?} (edges, features), corpus $corp inputs")
   fi
 done
 echo "== fuzz summary"
 printf '%s\n' "${summary[@]}"
+
+# The code each target is for: its coverage is what the numbers above mean.
+sources_of() {
+  case $1 in
+    record) echo lib/record/record.c ;;
+    ktls-cmsg) echo lib/conn_ktls.c lib/ktls/ktls.c ;;
+    handshake-*) echo lib/handshake/hs.c lib/conn.c ;;
+    http-request) echo examples/http_request.c ;;
+  esac
+}
+if [ "$coverage" = 1 ]; then
+  llvm_bin=/usr/lib/llvm-14/bin
+  profdata=$(command -v llvm-profdata || echo "$llvm_bin/llvm-profdata")
+  llvmcov=$(command -v llvm-cov || echo "$llvm_bin/llvm-cov")
+  cov_build="$build-cov"
+  echo "== coverage: replaying each corpus in $cov_build"
+  # Programs meson and ninja run while building would drop profiles here.
+  export LLVM_PROFILE_FILE=/dev/null
+  if [ ! -f "$cov_build/build.ninja" ]; then
+    mkdir -p "$cov_build"
+    CC=clang meson setup "$cov_build" -Dfuzzing=true -Db_lundef=false -Dwerror=false \
+      -Dc_args="-fsanitize=fuzzer-no-link -fprofile-instr-generate -fcoverage-mapping" \
+      -Dc_link_args=-fprofile-instr-generate >"$cov_build/setup.log" 2>&1 ||
+      { cat "$cov_build/setup.log"; exit 1; }
+  fi
+  ninja -C "$cov_build" "${binaries[@]}" >/dev/null
+  for t in "${targets[@]}"; do
+    raw="$cov_build/fuzz-$t.profraw"
+    rm -f "$raw"
+    LLVM_PROFILE_FILE="$raw" "$cov_build/tests/fuzz/fuzz-$t" -runs=0 \
+      "$build/fuzz-corpus/$t" "tests/fuzz/corpus/$t" >"$cov_build/fuzz-$t.replay.log" 2>&1 ||
+      { echo "fuzz-$t: the corpus replay failed, see $cov_build/fuzz-$t.replay.log"; failed=1; continue; }
+    "$profdata" merge -o "$cov_build/fuzz-$t.profdata" "$raw"
+    echo "fuzz-$t (lines, branches covered by its corpus):"
+    "$llvmcov" report "$cov_build/tests/fuzz/fuzz-$t" -instr-profile="$cov_build/fuzz-$t.profdata" |
+      awk -v want=" $(sources_of "$t") " 'index(want, " " $1 " ") && NF >= 13 {
+        printf "  %-24s lines %6s of %4d, branches %6s of %4d\n", $1, $10, $8, $13, $11 }'
+  done
+fi
 exit "$failed"

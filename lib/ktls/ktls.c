@@ -433,6 +433,14 @@ int sotls_ktls_install(int fd, enum sotls_ktls_dir dir, const struct sotls_ktls_
 	return rc;
 }
 
+/* getsockopt(2), or the same fuzzer's stand-in for the kernel's rec_seq. */
+static sotls_ktls_getsockopt_fn g_getsockopt = getsockopt;
+
+void sotls_ktls_set_test_getsockopt(sotls_ktls_getsockopt_fn fn)
+{
+	g_getsockopt = fn != NULL ? fn : getsockopt;
+}
+
 int sotls_ktls_get_seq(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg alg, uint64_t *seq)
 {
 	union ktls_crypto_info_buf ci;
@@ -443,7 +451,7 @@ int sotls_ktls_get_seq(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg alg,
 	/* The kernel wants the exact size of the cipher's crypto_info. */
 	socklen_t len = (socklen_t)c->size;
 	memset(&ci, 0, sizeof(ci));
-	int rc = getsockopt(fd, SOL_TLS, dir == SOTLS_KTLS_TX ? TLS_TX : TLS_RX, &ci, &len);
+	int rc = g_getsockopt(fd, SOL_TLS, dir == SOTLS_KTLS_TX ? TLS_TX : TLS_RX, &ci, &len);
 	int err = errno;
 	bool ok = rc == 0 && ci.info.cipher_type == c->type && len == c->size;
 	if (ok)
@@ -620,6 +628,16 @@ int sotls_ktls_send_alert_flags(int fd, uint8_t level, uint8_t description, int 
 	return n == (ssize_t)sizeof(alert) ? SOTLS_OK : SOTLS_WANT_WRITE;
 }
 
+/* recvmsg(2), or a fuzzer's stand-in: no kernel hands out malformed control
+ * messages, so only a fake can test their parsing. */
+static sotls_ktls_recvmsg_fn g_recvmsg = recvmsg;
+
+void sotls_ktls_set_test_recvmsg(sotls_ktls_recvmsg_fn fn)
+{
+	g_recvmsg = fn != NULL ? fn : recvmsg;
+}
+
+
 ssize_t sotls_ktls_recv(int fd, void *buf, size_t len, int flags, uint8_t *type)
 {
 	union {
@@ -640,7 +658,7 @@ ssize_t sotls_ktls_recv(int fd, void *buf, size_t len, int flags, uint8_t *type)
 		msg.msg_iovlen = 1;
 		msg.msg_control = control.buf;
 		msg.msg_controllen = sizeof(control.buf);
-		n = recvmsg(fd, &msg, flags);
+		n = g_recvmsg(fd, &msg, flags);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return sotls_ktls_map_rx_errno(errno);

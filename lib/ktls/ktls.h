@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 
 #include "aead.h"
@@ -155,6 +156,21 @@ ssize_t sotls_ktls_recv(int fd, void *buf, size_t len, int flags, uint8_t *type)
  * SOTLS_ERR_SYSCALL (errno kept).
  */
 int sotls_ktls_get_seq(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg alg, uint64_t *seq);
+
+/*
+ * Test hook (tests/fuzz/fuzz_ktls_cmsg.c): the recvmsg(2) sotls_ktls_recv
+ * calls; NULL puts the real one back. Set it before any connection exists
+ * (it is not synchronised). Harmless in a release build: the symbol is not
+ * exported from libsotls.so, so only code linked into the program can set it.
+ */
+struct msghdr;
+typedef ssize_t (*sotls_ktls_recvmsg_fn)(int fd, struct msghdr *msg, int flags);
+void sotls_ktls_set_test_recvmsg(sotls_ktls_recvmsg_fn fn);
+/* The same for the getsockopt(2) of sotls_ktls_get_seq (the fake kernel's
+ * rec_seq). */
+typedef int (*sotls_ktls_getsockopt_fn)(int fd, int level, int name, void *val,
+					socklen_t *len);
+void sotls_ktls_set_test_getsockopt(sotls_ktls_getsockopt_fn fn);
 
 /*
  * Maps an errno of recv/recvmsg on a kTLS RX socket to an enum sotls_error:
