@@ -160,7 +160,7 @@ int sotls_alpn_choose(struct sotls_hs *hs)
 	const struct sotls_config *cfg = hs->cfg;
 	hs->alpn[0] = '\0';
 	if (cfg->alpn == NULL && cfg->alpn_cb == NULL)
-		return 0; /* RFC 7301 §3.1: a server without ALPN ignores it */
+		return 0; /* no ALPN here: RFC 5246 §7.4.1.4, the extension goes unanswered */
 	if (!hs->alpn_offered)
 		return cfg->alpn_policy != SOTLS_ALPN_REQUIRED
 			       ? 0
