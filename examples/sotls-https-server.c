@@ -11,6 +11,14 @@
  * they are opened non-blocking: a FIFO or a device under the root is a
  * 404, never a thread waiting on it.
  *
+ * TLS: it offers ALPN "http/1.1" (a client that offers only protocols the
+ * server lacks, "h2" alone, gets no_application_protocol, RFC 7301 §3.2;
+ * --require-alpn also refuses clients that offer none), serves several
+ * certificates chosen by SNI and key type (--cert/--key pairs, the first
+ * the default; --sni-strict refuses unknown names), and on SIGHUP re-reads
+ * them into a new configuration: connections already open finish on the
+ * old one.
+ *
  * Nothing outside the root is ever opened: the request path is decoded,
  * ".." segments are refused (400), and the file is opened relative to the
  * root with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), so absolute
@@ -24,6 +32,7 @@
 #include <limits.h>
 #include <linux/openat2.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +49,20 @@
 
 #define HTTPS_LIMITS (LIMIT_MAX_CONNS | LIMIT_HANDSHAKE | LIMIT_IDLE | LIMIT_HEADER | LIMIT_SEND)
 
+/* The configuration new connections use; SIGHUP replaces it (reload). */
 static struct sotls_config *g_cfg;
+static pthread_mutex_t g_cfg_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define MAX_CERTS 16
+
+/* What the configuration is built from, at start and on each SIGHUP. */
+static struct {
+	const char *cert[MAX_CERTS], *key[MAX_CERTS];
+	int n_cert, n_key;
+	const char *cipher;
+	enum sotls_ktls_policy ktls;
+	bool require_alpn, sni_strict;
+} g_opt = {.ktls = SOTLS_KTLS_AUTO};
 static int g_root = -1;
 static char g_root_real[PATH_MAX];
 static int g_verbose = 1;
@@ -54,10 +76,17 @@ static void usage(FILE *f)
 		"  --root DIR        serve the files under DIR (nothing outside it)\n"
 		"  --port N          TCP port (default 4443; 0 picks one)\n"
 		"  --bind ADDR       IPv4 address (default 127.0.0.1)\n"
-		"  --cert FILE       certificate chain, PEM (with --key)\n"
-		"  --key FILE        private key, PEM\n"
-		"                    without --cert/--key an ephemeral self-signed ECDSA\n"
-		"                    P-256 certificate for CN=localhost is made in memory\n"
+		"  --cert FILE       certificate chain, PEM (with --key); repeat the pair\n"
+		"  --key FILE        private key, PEM    for more (up to 16), chosen by\n"
+		"                    SNI (the names of each leaf's subjectAltName) and by\n"
+		"                    key type; the first pair is the default; SIGHUP\n"
+		"                    re-reads them. Without --cert/--key an ephemeral\n"
+		"                    self-signed ECDSA P-256 certificate for CN=localhost\n"
+		"                    is made in memory\n"
+		"  --sni-strict      refuse a server name no certificate has\n"
+		"                    (unrecognized_name) instead of sending the default\n"
+		"  --require-alpn    refuse clients that offer no ALPN (http/1.1 is\n"
+		"                    offered either way)\n"
 		"  --cipher LIST     allowed suites (default: all sotls supports)\n"
 		"  --ktls MODE       auto | off | require (default auto)\n"
 		"  --port-file FILE  write the listening port to FILE once listening\n"
@@ -269,13 +298,22 @@ static void serve_requests(struct client *cl)
 	}
 }
 
+/* The connection takes its own reference on the configuration of the
+ * moment, so a reload never pulls it away. */
+static int new_conn(struct client *cl)
+{
+	pthread_mutex_lock(&g_cfg_lock);
+	int rc = sotls_conn_new(g_cfg, cl->fd, &cl->c);
+	pthread_mutex_unlock(&g_cfg_lock);
+	return rc;
+}
+
 static void serve(void *arg)
 {
 	struct client *cl = arg;
 	int64_t deadline = limits_now_ms() + g_limits.handshake_ms;
 
-	if (limits_prepare_socket(cl->fd, g_limits.send_ms) != 0 ||
-	    sotls_conn_new(g_cfg, cl->fd, &cl->c) != 0)
+	if (limits_prepare_socket(cl->fd, g_limits.send_ms) != 0 || new_conn(cl) != 0)
 		goto out;
 	int rc = limits_handshake(cl->c, cl->fd, deadline);
 	if (rc != 0) {
@@ -283,12 +321,80 @@ static void serve(void *arg)
 			rc == LIMIT_EXPIRED ? "(--handshake-timeout)" : sotls_conn_error_detail(cl->c));
 		goto out;
 	}
+	if (g_verbose) {
+		struct sotls_info info;
+		sotls_get_info(cl->c, &info);
+		printf("client %d: %s alpn=%s server_name=%s cert=%d\n", cl->id, info.suite,
+		       info.alpn[0] ? info.alpn : "-", info.server_name[0] ? info.server_name : "-",
+		       info.cert_index);
+	}
 	serve_requests(cl);
 	limits_shutdown(cl->c, cl->fd, g_limits.send_ms);
 out:
 	sotls_conn_free(cl->c);
 	close(cl->fd);
 	free(cl);
+}
+
+/* A configuration from g_opt: certificates, ALPN, suites, kTLS. NULL (and
+ * the reason on stderr) if any part fails. */
+static struct sotls_config *build_config(void)
+{
+	static const char *const alpn[] = {"http/1.1"};
+	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
+	if (cfg == NULL)
+		return NULL;
+	int rc = server_cert_setup(cfg, g_opt.cert[0], g_opt.key[0], g_verbose, "-k / --insecure");
+	for (int i = 1; rc == 0 && i < g_opt.n_cert; i++) {
+		rc = sotls_config_add_cert_file(cfg, g_opt.cert[i], g_opt.key[i], NULL, 0);
+		if (rc > 0)
+			rc = 0;
+	}
+	if (rc == SERVER_CERT_EPHEMERAL_FAILED) {
+		sotls_config_free(cfg);
+		return NULL;
+	}
+	if (rc == 0)
+		rc = sotls_config_set_alpn(cfg, alpn, 1);
+	if (rc == 0 && g_opt.require_alpn)
+		rc = sotls_config_set_alpn_policy(cfg, SOTLS_ALPN_REQUIRED);
+	if (rc == 0 && g_opt.sni_strict)
+		rc = sotls_config_set_sni_policy(cfg, SOTLS_SNI_REFUSE_UNKNOWN);
+	if (rc == 0 && g_opt.cipher != NULL)
+		rc = sotls_config_set_suites(cfg, g_opt.cipher);
+	if (rc == 0)
+		rc = sotls_config_set_ktls(cfg, g_opt.ktls);
+	if (rc != 0) {
+		fprintf(stderr, "configuration: %s\n", sotls_strerror(rc));
+		sotls_config_free(cfg);
+		return NULL;
+	}
+	return cfg;
+}
+
+/* SIGHUP: a new configuration from the same files. New connections get it;
+ * open ones hold a reference to the old one and finish on it, and the old
+ * one goes with the last of them. A failed reload keeps the old one. */
+static void *reload_main(void *arg)
+{
+	sigset_t *hup = arg;
+	for (;;) {
+		int sig;
+		if (sigwait(hup, &sig) != 0)
+			continue;
+		struct sotls_config *cfg = build_config();
+		if (cfg == NULL) {
+			fprintf(stderr, "SIGHUP: reload failed, keeping the certificates in use\n");
+			continue;
+		}
+		pthread_mutex_lock(&g_cfg_lock);
+		struct sotls_config *old = g_cfg;
+		g_cfg = cfg;
+		pthread_mutex_unlock(&g_cfg_lock);
+		sotls_config_free(old);
+		printf("SIGHUP: reloaded %d certificate(s)\n", g_opt.n_cert);
+	}
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -299,12 +405,12 @@ int main(int argc, char **argv)
 		{"key", required_argument, NULL, 'k'},	   {"cipher", required_argument, NULL, 's'},
 		{"ktls", required_argument, NULL, 't'},	   {"port-file", required_argument, NULL, 'f'},
 		{"quiet", no_argument, NULL, 'q'},	   {"help", no_argument, NULL, 'h'},
+		{"sni-strict", no_argument, NULL, 'S'},	   {"require-alpn", no_argument, NULL, 'A'},
 		SERVER_LIMITS_OPTIONS,			   {NULL, 0, NULL, 0},
 	};
-	const char *root = NULL, *bind_addr = "127.0.0.1", *cert = NULL, *key = NULL;
-	const char *cipher = NULL, *port_file = NULL;
+	const char *root = NULL, *bind_addr = "127.0.0.1";
+	const char *port_file = NULL;
 	int port = 4443, opt;
-	enum sotls_ktls_policy ktls = SOTLS_KTLS_AUTO;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		int lim = server_limits_option(&g_limits, HTTPS_LIMITS, opt, optarg);
@@ -317,11 +423,25 @@ int main(int argc, char **argv)
 		case 'r': root = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'b': bind_addr = optarg; break;
-		case 'c': cert = optarg; break;
-		case 'k': key = optarg; break;
-		case 's': cipher = optarg; break;
+		case 'c':
+			if (g_opt.n_cert == MAX_CERTS) {
+				fprintf(stderr, "--cert: at most %d\n", MAX_CERTS);
+				return 2;
+			}
+			g_opt.cert[g_opt.n_cert++] = optarg;
+			break;
+		case 'k':
+			if (g_opt.n_key == MAX_CERTS) {
+				fprintf(stderr, "--key: at most %d\n", MAX_CERTS);
+				return 2;
+			}
+			g_opt.key[g_opt.n_key++] = optarg;
+			break;
+		case 's': g_opt.cipher = optarg; break;
+		case 'S': g_opt.sni_strict = true; break;
+		case 'A': g_opt.require_alpn = true; break;
 		case 't':
-			if (parse_ktls_policy(optarg, &ktls) != 0) {
+			if (parse_ktls_policy(optarg, &g_opt.ktls) != 0) {
 				fprintf(stderr, "--ktls: auto, off or require\n");
 				return 2;
 			}
@@ -332,7 +452,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc || root == NULL || (cert == NULL) != (key == NULL) || port < 0 ||
+	if (optind != argc || root == NULL || g_opt.n_cert != g_opt.n_key || port < 0 ||
 	    port > 65535) {
 		usage(stderr);
 		return 2;
@@ -346,18 +466,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
+	g_cfg = build_config();
 	if (g_cfg == NULL)
 		return 1;
-	int rc = server_cert_setup(g_cfg, cert, key, g_verbose, "-k / --insecure");
-	if (rc == SERVER_CERT_EPHEMERAL_FAILED)
-		return 1;
-	if (rc == 0 && cipher != NULL)
-		rc = sotls_config_set_suites(g_cfg, cipher);
-	if (rc == 0)
-		rc = sotls_config_set_ktls(g_cfg, ktls);
-	if (rc != 0) {
-		fprintf(stderr, "configuration: %s\n", sotls_strerror(rc));
+	/* SIGHUP goes to the reload thread alone: blocked here, before any
+	 * other thread exists, so every thread inherits the mask. */
+	static sigset_t hup;
+	sigemptyset(&hup);
+	sigaddset(&hup, SIGHUP);
+	pthread_t reloader;
+	if (pthread_sigmask(SIG_BLOCK, &hup, NULL) != 0 ||
+	    pthread_create(&reloader, NULL, reload_main, &hup) != 0) {
+		fprintf(stderr, "no reload thread\n");
 		return 1;
 	}
 

@@ -77,6 +77,12 @@ enum sotls_error {
 
 	/* Handshake, continued. */
 	SOTLS_ERR_HOSTNAME = -62,
+	/* Server: ALPN found no protocol in common (or the client offered none
+	 * and the policy requires one); no_application_protocol was sent. */
+	SOTLS_ERR_NO_APPLICATION_PROTOCOL = -63,
+	/* Server: the client's SNI host name is not one the server serves (or
+	 * cannot be a host name); unrecognized_name was sent. */
+	SOTLS_ERR_UNRECOGNIZED_NAME = -64,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -152,8 +158,12 @@ SOTLS_API void sotls_config_free(struct sotls_config *cfg);
 
 /*
  * Own certificate chain (leaf first) and private key, from PEM files.
- * Required for a server. Errors: SOTLS_ERR_CERT_LOAD, SOTLS_ERR_KEY_LOAD
- * (including a key that does not match the certificate).
+ * Required for a server (this or sotls_config_add_cert*, or an SNI
+ * callback). On a server it is the default certificate (index 0, its names
+ * those of the leaf's subjectAltName): it replaces index 0, or adds it when
+ * there is none; see sotls_config_add_cert for more. Errors:
+ * SOTLS_ERR_CERT_LOAD, SOTLS_ERR_KEY_LOAD (including a key that does not
+ * match the certificate).
  */
 SOTLS_API int sotls_config_set_cert_file(struct sotls_config *cfg, const char *chain_path,
 					 const char *key_path);
@@ -227,6 +237,142 @@ SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_po
  * cut off after 2^24 records on a long connection.
  */
 SOTLS_API int sotls_config_set_key_usage_limit(struct sotls_config *cfg, uint64_t records);
+
+/* ------------------------------------------------------------------------ */
+/* Server features: ALPN, several certificates, SNI                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * ALPN (RFC 7301). protos: n protocol names, most preferred first, each 1 to
+ * 255 bytes ("h2", "http/1.1"), no name twice; n 0 (protos may then be NULL)
+ * turns ALPN off. A client offers them in this order. A server chooses the
+ * first of its own list that the client offers (RFC 7301 §3.2: "the server
+ * SHALL select the most highly preferred protocol that it supports and that
+ * is also advertised by the client"), or asks its selection callback. The
+ * result is sotls_info.alpn ("" if none). At most SOTLS_ALPN_MAX names.
+ * Errors: SOTLS_ERR_INVALID_ARGUMENT (an empty or too long name, a name
+ * twice, too many), SOTLS_ERR_BAD_STATE (in use), SOTLS_ERR_OUT_OF_MEMORY.
+ */
+#define SOTLS_ALPN_MAX 16
+SOTLS_API int sotls_config_set_alpn(struct sotls_config *cfg, const char *const *protos, size_t n);
+
+/*
+ * Server: what to do when ALPN finds nothing to agree on.
+ * STRICT (default): a client that offers protocols of which the server has
+ * none gets a fatal no_application_protocol (120) alert, as RFC 7301 §3.2
+ * requires; a client that sends no ALPN extension is served without a
+ * protocol (sotls_info.alpn ""), as before ALPN existed.
+ * LENIENT: no overlap means no protocol, and the handshake goes on (what
+ * OpenSSL's servers do by default); for protocols that work without ALPN.
+ * REQUIRED: as STRICT, and a client that offers no ALPN at all gets the same
+ * alert (RFC 9113 §3.2: h2 over TLS is only ever chosen by ALPN).
+ * A client configuration refuses it (SOTLS_ERR_INVALID_ARGUMENT).
+ */
+enum sotls_alpn_policy {
+	SOTLS_ALPN_STRICT = 0,
+	SOTLS_ALPN_LENIENT = 1,
+	SOTLS_ALPN_REQUIRED = 2,
+};
+SOTLS_API int sotls_config_set_alpn_policy(struct sotls_config *cfg,
+					   enum sotls_alpn_policy policy);
+
+/*
+ * Server: chooses the protocol instead of the configured list. Called once
+ * per handshake whose ClientHello has an ALPN extension, on the thread doing
+ * the handshake, before any reply is sent. server_name: the SNI host name
+ * ("" if none); offered: the client's n protocols, in its order of
+ * preference, NUL-terminated (names holding a NUL byte are left out). Returns
+ * the index of the chosen one, or SOTLS_ALPN_NONE for none (the policy above
+ * then decides). Must not call sotls on the connection. NULL removes it.
+ */
+#define SOTLS_ALPN_NONE (-1)
+typedef int (*sotls_alpn_select_cb)(void *arg, const char *server_name,
+				    const char *const *offered, size_t n);
+SOTLS_API int sotls_config_set_alpn_select(struct sotls_config *cfg, sotls_alpn_select_cb cb,
+					   void *arg);
+
+/*
+ * A certificate chain (leaf first) and its private key, parsed and checked
+ * against each other once (PEM, or DER in memory). Immutable and reference
+ * counted: one may serve several configurations on any number of threads.
+ * Errors: SOTLS_ERR_CERT_LOAD, SOTLS_ERR_KEY_LOAD (a key that does not match
+ * the leaf included), SOTLS_ERR_INVALID_ARGUMENT, SOTLS_ERR_OUT_OF_MEMORY.
+ * sotls_cert_free drops the caller's reference (NULL is ignored).
+ */
+struct sotls_cert;
+SOTLS_API int sotls_cert_new_file(const char *chain_path, const char *key_path,
+				  struct sotls_cert **out);
+SOTLS_API int sotls_cert_new_mem(const void *chain, size_t chain_len, const void *key,
+				 size_t key_len, struct sotls_cert **out);
+SOTLS_API void sotls_cert_free(struct sotls_cert *cert);
+
+/*
+ * Server: one more certificate, chosen per handshake:
+ *  1. by the client's SNI host name (RFC 6066 §3), matched without regard to
+ *     case against names: exact ("www.example.com") or a wildcard for one
+ *     leftmost label ("*.example.com" matches "a.example.com", neither
+ *     "example.com" nor "a.b.example.com"; RFC 6125 §6.4.3). names NULL /
+ *     n_names 0: the DNS names of the leaf's subjectAltName. Exact matches
+ *     come before wildcard ones, each in the order added;
+ *  2. among those, by what the client can use: the first, in that order,
+ *     whose key type fits the suite chosen (sotls picks suites by its own
+ *     order, sotls_config_set_suites) and the client's signature_algorithms
+ *     and curves; so a client that signs RSA only gets the RSA chain.
+ * A name that matches no certificate, or no SNI at all, gets the default
+ * (index 0, the first one added, or the one set with sotls_config_set_cert_*),
+ * or when the client cannot use it the next one it can use, in the order
+ * added; sotls_config_set_sni_policy can refuse unknown names instead. When
+ * the name chose the certificate, the server acknowledges it with an empty
+ * server_name extension in its ServerHello (RFC 6066 §3). sotls_info says
+ * which name the client sent and which certificate it got (cert_index).
+ * sotls_config_add_cert takes its own reference on cert.
+ * Returns the certificate's index (>= 0), or SOTLS_ERR_INVALID_ARGUMENT (a
+ * client configuration; a name that is empty, longer than 253 bytes, or a
+ * wildcard other than "*." + a name), SOTLS_ERR_BAD_STATE (in use),
+ * SOTLS_ERR_CERT_LOAD / SOTLS_ERR_KEY_LOAD, SOTLS_ERR_OUT_OF_MEMORY.
+ *
+ * Reloading certificates without a restart: build a new configuration with
+ * the new files and use it for new connections; drop the old one with
+ * sotls_config_free. Connections already open keep a reference to the old
+ * one and finish on it (sotls-https-server does this on SIGHUP).
+ */
+SOTLS_API int sotls_config_add_cert(struct sotls_config *cfg, struct sotls_cert *cert,
+				    const char *const *names, size_t n_names);
+SOTLS_API int sotls_config_add_cert_file(struct sotls_config *cfg, const char *chain_path,
+					 const char *key_path, const char *const *names,
+					 size_t n_names);
+SOTLS_API int sotls_config_add_cert_mem(struct sotls_config *cfg, const void *chain,
+					size_t chain_len, const void *key, size_t key_len,
+					const char *const *names, size_t n_names);
+
+/*
+ * Server: a host name the client sends that no certificate (and no SNI
+ * callback) knows. RFC 6066 §3 lets the server either go on or refuse.
+ * DEFAULT_CERT (default): the default certificate is sent, and the name is
+ * not acknowledged. REFUSE_UNKNOWN: a fatal unrecognized_name (112) alert.
+ * A ClientHello without SNI always gets the default certificate.
+ */
+enum sotls_sni_policy {
+	SOTLS_SNI_DEFAULT_CERT = 0,
+	SOTLS_SNI_REFUSE_UNKNOWN = 1,
+};
+SOTLS_API int sotls_config_set_sni_policy(struct sotls_config *cfg, enum sotls_sni_policy policy);
+
+/*
+ * Server: certificates loaded lazily or kept in a store. Called once per
+ * handshake whose ClientHello names a host (server_name, in lower case), on
+ * the handshake's thread, before the configured
+ * certificates are searched. Return 0 with *cert set to use that chain
+ * (sotls takes its own reference for the handshake: a cache may hand out
+ * the one it keeps), 0 with *cert NULL to go on with the configured
+ * certificates, or a negative value to refuse the name with unrecognized_name
+ * (112). sotls_info.cert_index is then SOTLS_CERT_INDEX_CALLBACK. A server
+ * configuration with a callback may have no certificate of its own; a
+ * handshake that then finds none fails with handshake_failure. NULL removes it.
+ */
+#define SOTLS_CERT_INDEX_CALLBACK (-2)
+typedef int (*sotls_sni_cb)(void *arg, const char *server_name, struct sotls_cert **cert);
+SOTLS_API int sotls_config_set_sni_callback(struct sotls_config *cfg, sotls_sni_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
 /* Connections                                                               */
@@ -398,6 +544,16 @@ struct sotls_info {
 	 * back down once unused for a second (at the next call); 0 before any
 	 * call. */
 	size_t sendfile_buffer_bytes;
+	/* The protocol ALPN agreed on (RFC 7301), "" if none. Valid until
+	 * sotls_conn_free. */
+	const char *alpn;
+	/* Server: the SNI host name the client sent, in lower case; client: the
+	 * one it sent (an IP literal is not sent); "" if none. Valid until sotls_conn_free. */
+	const char *server_name;
+	/* Server: the index of the certificate chain sent (the order of adding,
+	 * 0 the default), SOTLS_CERT_INDEX_CALLBACK if the SNI callback gave it;
+	 * -1 on a client and before the handshake. */
+	int cert_index;
 };
 
 /* Fills *info. Before the handshake completes the strings are "" (paths

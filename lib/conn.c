@@ -39,6 +39,10 @@ struct sotls_conn {
 	struct sotls_record *rec;
 	struct sotls_io *io; /* sotls_sendfile's ring and buffers, made on first use */
 	char detail[256];
+	/* What the handshake agreed on, for sotls_info (NULL: none). */
+	char *alpn;
+	char *sni;
+	int cert_index;
 };
 
 SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn **out)
@@ -46,7 +50,7 @@ SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn
 	if (cfg == NULL || fd < 0 || out == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	*out = NULL;
-	if (cfg->role == SOTLS_ROLE_SERVER && !cfg->have_chain)
+	if (cfg->role == SOTLS_ROLE_SERVER && cfg->n_certs == 0 && cfg->sni_cb == NULL)
 		return SOTLS_ERR_BAD_STATE;
 	struct sotls_conn *c = calloc(1, sizeof(*c));
 	if (c == NULL)
@@ -59,6 +63,7 @@ SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn
 	c->cfg = cfg;
 	c->fd = fd;
 	c->state = CONN_NEW;
+	c->cert_index = -1;
 	*out = c;
 	return 0;
 }
@@ -183,6 +188,9 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 			errno = sys_errno;
 		return rc;
 	}
+	c->alpn = res.alpn;
+	c->sni = res.server_name;
+	c->cert_index = res.cert_index;
 	rc = start_records(c, &res);
 	if (rc != 0)
 		return conn_fail(c, rc);
@@ -418,6 +426,8 @@ SOTLS_API void sotls_conn_free(struct sotls_conn *c)
 	}
 	sotls_config_free(c->cfg);
 	free(c->server_name);
+	free(c->alpn);
+	free(c->sni);
 	sotls_wipe(c, sizeof(*c));
 	free(c);
 }
@@ -436,6 +446,9 @@ SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info
 	info->sendfile_path = sotls_io_path(c->io);
 	info->sendfile_reason = sotls_io_reason(c->io);
 	info->sendfile_buffer_bytes = sotls_io_buffer_bytes(c->io);
+	info->alpn = c->alpn != NULL ? c->alpn : "";
+	info->server_name = c->sni != NULL ? c->sni : "";
+	info->cert_index = c->cert_index;
 	if (c->suite == NULL)
 		return 0;
 	info->suite = c->suite->iana;

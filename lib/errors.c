@@ -66,6 +66,10 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "the key usage limit of the connection was reached: reconnect";
 	case SOTLS_ERR_HOSTNAME:
 		return "no server name to check the peer's certificate against";
+	case SOTLS_ERR_NO_APPLICATION_PROTOCOL:
+		return "no application protocol in common with the client (ALPN)";
+	case SOTLS_ERR_UNRECOGNIZED_NAME:
+		return "the client asked for a server name this server does not serve";
 	}
 	return "unknown error code";
 }

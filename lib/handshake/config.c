@@ -40,9 +40,7 @@ SOTLS_API struct sotls_config *sotls_config_new(enum sotls_role role)
 	cfg->verify = role == SOTLS_ROLE_CLIENT ? SOTLS_VERIFY_REQUIRED : SOTLS_VERIFY_NONE;
 	cfg->ktls = SOTLS_KTLS_AUTO;
 	memcpy(cfg->suites, DEFAULT_SUITES, sizeof(DEFAULT_SUITES));
-	mbedtls_x509_crt_init(&cfg->chain);
 	mbedtls_x509_crt_init(&cfg->ca);
-	mbedtls_pk_init(&cfg->key);
 	mbedtls_ssl_config_init(&cfg->conf);
 	if (pthread_mutex_init(&cfg->build_lock, NULL) != 0) {
 		free(cfg);
@@ -56,17 +54,16 @@ SOTLS_API void sotls_config_free(struct sotls_config *cfg)
 	if (cfg == NULL || atomic_fetch_sub(&cfg->refs, 1) != 1)
 		return;
 	mbedtls_ssl_config_free(&cfg->conf);
-	mbedtls_x509_crt_free(&cfg->chain);
 	mbedtls_x509_crt_free(&cfg->ca);
-	mbedtls_pk_free(&cfg->key);
+	sotls_certs_free(cfg);
+	sotls_alpn_free(cfg);
 	pthread_mutex_destroy(&cfg->build_lock);
 	free(cfg->server_name);
 	sotls_wipe(cfg, sizeof(*cfg));
 	free(cfg);
 }
 
-/* 0 if cfg may still be changed. */
-static int writable(struct sotls_config *cfg)
+int sotls_config_writable(struct sotls_config *cfg)
 {
 	if (cfg == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
@@ -75,7 +72,7 @@ static int writable(struct sotls_config *cfg)
 
 /* Copies data, adding a NUL after PEM text that lacks one (mbedTLS wants the
  * NUL counted in the length of PEM input). */
-static uint8_t *copy_input(const void *data, size_t len, size_t *out_len)
+uint8_t *sotls_copy_input(const void *data, size_t len, size_t *out_len)
 {
 	const uint8_t *d = data;
 	bool pem = len > 0 && memmem(d, len, "-----BEGIN", 10) != NULL;
@@ -90,7 +87,7 @@ static uint8_t *copy_input(const void *data, size_t len, size_t *out_len)
 }
 
 /* Reads a whole file into memory; NULL on failure (errno set). */
-static uint8_t *read_file(const char *path, size_t *len)
+uint8_t *sotls_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	if (f == NULL)
@@ -124,10 +121,10 @@ static uint8_t *read_file(const char *path, size_t *len)
 	return buf;
 }
 
-static int parse_certs(mbedtls_x509_crt *crt, const void *data, size_t len)
+int sotls_parse_certs(mbedtls_x509_crt *crt, const void *data, size_t len)
 {
 	size_t n;
-	uint8_t *buf = copy_input(data, len, &n);
+	uint8_t *buf = sotls_copy_input(data, len, &n);
 	if (buf == NULL)
 		return SOTLS_ERR_OUT_OF_MEMORY;
 	/* For PEM, 0 means every certificate parsed; > 0 counts failures. */
@@ -136,84 +133,9 @@ static int parse_certs(mbedtls_x509_crt *crt, const void *data, size_t len)
 	return rc == 0 ? 0 : -1;
 }
 
-SOTLS_API int sotls_config_set_cert_mem(struct sotls_config *cfg, const void *chain,
-					size_t chain_len, const void *key, size_t key_len)
-{
-	int rc = writable(cfg);
-	if (rc != 0)
-		return rc;
-	if (chain == NULL || key == NULL || chain_len == 0 || key_len == 0)
-		return SOTLS_ERR_INVALID_ARGUMENT;
-
-	mbedtls_x509_crt crt;
-	mbedtls_pk_context pk;
-	size_t klen;
-	uint8_t *kbuf = NULL;
-
-	mbedtls_x509_crt_init(&crt);
-	mbedtls_pk_init(&pk);
-	if (parse_certs(&crt, chain, chain_len) != 0) {
-		rc = SOTLS_ERR_CERT_LOAD;
-		goto out;
-	}
-	kbuf = copy_input(key, key_len, &klen);
-	if (kbuf == NULL) {
-		rc = SOTLS_ERR_OUT_OF_MEMORY;
-		goto out;
-	}
-	/* Parsed once, here, so a bad or mismatched key fails now and no
-	 * connection parses it again. */
-	if (mbedtls_pk_parse_key(&pk, kbuf, klen, NULL, 0, sotls_os_random, NULL) != 0 ||
-	    mbedtls_pk_check_pair(&crt.pk, &pk, sotls_os_random, NULL) != 0) {
-		rc = SOTLS_ERR_KEY_LOAD;
-		goto out;
-	}
-	mbedtls_x509_crt_free(&cfg->chain);
-	cfg->chain = crt;
-	mbedtls_x509_crt_init(&crt);
-	mbedtls_pk_free(&cfg->key);
-	cfg->key = pk;
-	mbedtls_pk_init(&pk);
-	cfg->have_chain = true;
-	rc = 0;
-out:
-	mbedtls_x509_crt_free(&crt);
-	mbedtls_pk_free(&pk);
-	if (kbuf != NULL) {
-		sotls_wipe(kbuf, klen);
-		free(kbuf);
-	}
-	return rc;
-}
-
-SOTLS_API int sotls_config_set_cert_file(struct sotls_config *cfg, const char *chain_path,
-					 const char *key_path)
-{
-	int rc = writable(cfg);
-	if (rc != 0)
-		return rc;
-	if (chain_path == NULL || key_path == NULL)
-		return SOTLS_ERR_INVALID_ARGUMENT;
-	size_t clen, klen;
-	uint8_t *chain = read_file(chain_path, &clen);
-	if (chain == NULL)
-		return SOTLS_ERR_CERT_LOAD;
-	uint8_t *key = read_file(key_path, &klen);
-	if (key == NULL) {
-		free(chain);
-		return SOTLS_ERR_KEY_LOAD;
-	}
-	rc = clen && klen ? sotls_config_set_cert_mem(cfg, chain, clen, key, klen)
-			  : SOTLS_ERR_CERT_LOAD;
-	free(chain);
-	sotls_wipe(key, klen);
-	free(key);
-	return rc;
-}
-
 SOTLS_API int sotls_config_set_ca_mem(struct sotls_config *cfg, const void *ca, size_t len)
 {
-	int rc = writable(cfg);
+	int rc = sotls_config_writable(cfg);
 	if (rc != 0)
 		return rc;
 	if (ca == NULL || len == 0)
@@ -221,11 +143,11 @@ SOTLS_API int sotls_config_set_ca_mem(struct sotls_config *cfg, const void *ca, 
 	/* Parse into a scratch chain first so a bad file changes nothing. */
 	mbedtls_x509_crt tmp;
 	mbedtls_x509_crt_init(&tmp);
-	rc = parse_certs(&tmp, ca, len);
+	rc = sotls_parse_certs(&tmp, ca, len);
 	mbedtls_x509_crt_free(&tmp);
 	if (rc != 0)
 		return SOTLS_ERR_CA_LOAD;
-	if (parse_certs(&cfg->ca, ca, len) != 0)
+	if (sotls_parse_certs(&cfg->ca, ca, len) != 0)
 		return SOTLS_ERR_CA_LOAD;
 	cfg->have_ca = true;
 	return 0;
@@ -233,13 +155,13 @@ SOTLS_API int sotls_config_set_ca_mem(struct sotls_config *cfg, const void *ca, 
 
 SOTLS_API int sotls_config_set_ca_file(struct sotls_config *cfg, const char *path)
 {
-	int rc = writable(cfg);
+	int rc = sotls_config_writable(cfg);
 	if (rc != 0)
 		return rc;
 	if (path == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	size_t len;
-	uint8_t *buf = read_file(path, &len);
+	uint8_t *buf = sotls_read_file(path, &len);
 	if (buf == NULL || len == 0) {
 		free(buf);
 		return SOTLS_ERR_CA_LOAD;
@@ -251,7 +173,7 @@ SOTLS_API int sotls_config_set_ca_file(struct sotls_config *cfg, const char *pat
 
 SOTLS_API int sotls_config_set_verify(struct sotls_config *cfg, enum sotls_verify mode)
 {
-	int rc = writable(cfg);
+	int rc = sotls_config_writable(cfg);
 	if (rc != 0)
 		return rc;
 	if (mode != SOTLS_VERIFY_NONE && mode != SOTLS_VERIFY_REQUIRED &&
@@ -263,7 +185,7 @@ SOTLS_API int sotls_config_set_verify(struct sotls_config *cfg, enum sotls_verif
 
 SOTLS_API int sotls_config_set_server_name(struct sotls_config *cfg, const char *name)
 {
-	int rc = writable(cfg);
+	int rc = sotls_config_writable(cfg);
 	if (rc != 0)
 		return rc;
 	char *copy = NULL;
@@ -281,7 +203,7 @@ SOTLS_API int sotls_config_set_server_name(struct sotls_config *cfg, const char 
 
 SOTLS_API int sotls_config_set_suites(struct sotls_config *cfg, const char *list)
 {
-	int rc = writable(cfg);
+	int rc = sotls_config_writable(cfg);
 	if (rc != 0)
 		return rc;
 	if (list == NULL)
@@ -291,7 +213,7 @@ SOTLS_API int sotls_config_set_suites(struct sotls_config *cfg, const char *list
 
 SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_policy policy)
 {
-	int rc = writable(cfg);
+	int rc = sotls_config_writable(cfg);
 	if (rc != 0)
 		return rc;
 	if (policy != SOTLS_KTLS_AUTO && policy != SOTLS_KTLS_OFF && policy != SOTLS_KTLS_REQUIRE)
@@ -302,7 +224,7 @@ SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_po
 
 SOTLS_API int sotls_config_set_key_usage_limit(struct sotls_config *cfg, uint64_t records)
 {
-	int rc = writable(cfg);
+	int rc = sotls_config_writable(cfg);
 	if (rc != 0)
 		return rc;
 	/* The default is the safe bound for AES-GCM and ARIA-GCM (record.h):

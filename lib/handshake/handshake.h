@@ -82,12 +82,6 @@ struct sotls_config {
 	char *server_name;
 	int suites[SOTLS_MAX_SUITES + 1];
 
-	bool have_chain;
-	mbedtls_x509_crt chain;
-	/* Parsed once, shared by every connection on every thread: mbedTLS's
-	 * THREADING_C guards the state RSA keeps in the key (blinding). */
-	mbedtls_pk_context key;
-
 	bool have_ca;
 	mbedtls_x509_crt ca;
 
@@ -99,7 +93,59 @@ struct sotls_config {
 	mbedtls_ssl_config conf;
 	/* Records per key and direction; 0: SOTLS_REC_DEFAULT_KEY_LIMIT. */
 	uint64_t key_usage_limit;
+
+	/* ALPN (alpn.c): the protocols, most preferred first, NULL-terminated
+	 * (mbedTLS's form, for a client); a server's policy and callback. */
+	char **alpn;
+	enum sotls_alpn_policy alpn_policy;
+	sotls_alpn_select_cb alpn_cb;
+	void *alpn_cb_arg;
+
+	/* Own certificates (certs.c), index 0 the default; how a server picks
+	 * one per handshake (cert_select.c). */
+	struct sotls_cert_entry *certs;
+	size_t n_certs;
+	enum sotls_sni_policy sni_policy;
+	sotls_sni_cb sni_cb;
+	void *sni_cb_arg;
 };
+
+/* A chain and its key (sotls.h). Parsed once, shared by every connection
+ * on every thread: mbedTLS's THREADING_C guards the state RSA keeps in the
+ * key (blinding). */
+struct sotls_cert {
+	atomic_int refs;
+	mbedtls_x509_crt chain;
+	mbedtls_pk_context key;
+};
+
+/* A certificate of a configuration and the host names it serves: lower
+ * case, "*." + name for a wildcard. */
+struct sotls_cert_entry {
+	struct sotls_cert *cert;
+	char **names;
+	size_t n_names;
+};
+
+void sotls_cert_ref(struct sotls_cert *cert);
+void sotls_certs_free(struct sotls_config *cfg);
+/* Puts cfg's certificates into conf (all of them, default first, for a
+ * server: what mbedTLS picks from without SNI) and, on a server, the
+ * per-handshake choice (cert_select.c). Returns 0 or a sotls code. */
+int sotls_certs_configure(struct sotls_config *cfg, mbedtls_ssl_config *conf);
+
+void sotls_alpn_free(struct sotls_config *cfg);
+
+/* 0 if cfg may still be changed, else SOTLS_ERR_INVALID_ARGUMENT (NULL)
+ * or SOTLS_ERR_BAD_STATE (in use). */
+int sotls_config_writable(struct sotls_config *cfg);
+
+/* The input helpers config.c and certs.c share. read_file: a whole file
+ * (NULL on failure, errno set). parse_certs: PEM or DER certificates added
+ * to crt; 0, or -1 if any failed. */
+uint8_t *sotls_read_file(const char *path, size_t *len);
+uint8_t *sotls_copy_input(const void *data, size_t len, size_t *out_len);
+int sotls_parse_certs(mbedtls_x509_crt *crt, const void *data, size_t len);
 
 /* Makes cfg read-only, builds its mbedTLS configuration the first time and
  * takes a reference. Returns 0, or the build's error (no reference taken). */
@@ -122,6 +168,11 @@ struct sotls_hs_result {
 	struct sotls_key_block kb;
 	uint64_t client_seq; /* next sequence number of the client's records */
 	uint64_t server_seq;
+	/* What sotls_info shows (malloc'ed, NULL if none; the connection owns
+	 * them from here on), and the server's certificate index. */
+	char *alpn;
+	char *server_name;
+	int cert_index;
 };
 
 /* Sets up mbedTLS for one connection. Returns 0 or a negative code, with a

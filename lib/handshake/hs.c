@@ -117,6 +117,10 @@ static int set_name(struct sotls_hs *hs, const char *name, char *detail, size_t 
 		return mrc == MBEDTLS_ERR_SSL_ALLOC_FAILED ? SOTLS_ERR_OUT_OF_MEMORY
 							   : SOTLS_ERR_INVALID_ARGUMENT;
 	}
+	if (name != NULL && !hs->check_ip) {
+		hs->sni_present = true;
+		snprintf(hs->sni, sizeof(hs->sni), "%s", name);
+	}
 	if (verify != SOTLS_VERIFY_NONE && (hs->check_ip || hs->chain_only))
 		mbedtls_ssl_set_verify(&hs->ssl, verify_name, hs);
 	return 0;
@@ -134,6 +138,7 @@ int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, int fd,
 	hs->fd = fd;
 	hs->server = cfg->role == SOTLS_ROLE_SERVER;
 	hs->fail_alert = -1;
+	hs->cert_index = hs->server ? 0 : -1;
 	mbedtls_ssl_init(&hs->ssl);
 
 	int rc = 0;
@@ -150,10 +155,20 @@ int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, int fd,
 		sotls_hs_free(hs);
 		return rc;
 	}
+	mbedtls_ssl_set_user_data_p(&hs->ssl, hs); /* for the certificate choice */
 	mbedtls_ssl_set_export_keys_cb(&hs->ssl, export_keys, hs);
 	mbedtls_ssl_set_bio(&hs->ssl, hs, sotls_hs_bio_send, sotls_hs_bio_recv, NULL);
 	*out = hs;
 	return 0;
+}
+
+void sotls_hs_drop_hello(struct sotls_hs *hs)
+{
+	if (hs->real_hello != NULL) {
+		sotls_wipe(hs->real_hello, hs->real_hello_len);
+		free(hs->real_hello);
+		hs->real_hello = NULL;
+	}
 }
 
 void sotls_hs_free(struct sotls_hs *hs)
@@ -162,10 +177,9 @@ void sotls_hs_free(struct sotls_hs *hs)
 		return;
 	mbedtls_ssl_free(&hs->ssl);
 	sotls_hs_reader_free(&hs->rd);
-	if (hs->real_hello != NULL) {
-		sotls_wipe(hs->real_hello, hs->real_hello_len);
-		free(hs->real_hello);
-	}
+	sotls_hs_drop_hello(hs);
+	free(hs->sh);
+	sotls_cert_free(hs->cb_cert);
 	sotls_wipe(hs, sizeof(*hs));
 	free(hs);
 }
@@ -181,13 +195,33 @@ static int after_step(struct sotls_hs *hs, int state_before)
 	/* RFC 8422 §5.1.2: "Uncompressed points ... are the only valid
 	 * representation" in TLS 1.2, whatever the peer listed first. */
 	sotls_mbed_uncompressed_points(&hs->ssl);
-	if (hs->real_hello != NULL) {
-		int mrc = sotls_mbed_rehash_hello(&hs->ssl, hs->real_hello, hs->real_hello_len);
-		sotls_wipe(hs->real_hello, hs->real_hello_len);
-		free(hs->real_hello);
-		hs->real_hello = NULL;
-		if (mrc != 0)
-			return mrc;
+	if (hs->server) {
+		/* Written into the ServerHello by mbedTLS, next step. */
+		sotls_mbed_set_alpn(&hs->ssl, hs->alpn[0] != '\0' ? hs->alpn : NULL);
+		sotls_cert_note_choice(hs);
+	}
+	if (hs->real_hello == NULL)
+		return 0;
+	int mrc = hs->hello_rewritten ? sotls_mbed_rehash(&hs->ssl, hs->real_hello,
+							   hs->real_hello_len, NULL, 0)
+				      : 0;
+	/* The SNI acknowledgement rebuilds the transcript again from it. */
+	if (hs->sni_ack != SNI_ACK_PENDING)
+		sotls_hs_drop_hello(hs);
+	return mrc;
+}
+
+/* What sotls_info shows, handed to the connection. */
+static int hand_over_names(struct sotls_hs *hs, struct sotls_hs_result *res)
+{
+	const char *alpn = hs->server ? hs->alpn : mbedtls_ssl_get_alpn_protocol(&hs->ssl);
+	res->cert_index = hs->cert_index;
+	if (alpn != NULL && alpn[0] != '\0' && (res->alpn = strdup(alpn)) == NULL)
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	if (hs->sni_present && (res->server_name = strdup(hs->sni)) == NULL) {
+		free(res->alpn);
+		res->alpn = NULL;
+		return SOTLS_ERR_OUT_OF_MEMORY;
 	}
 	return 0;
 }
@@ -262,5 +296,10 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 	sotls_mbed_next_seqs(&hs->ssl, &out_seq, &in_seq);
 	res->server_seq = hs->server ? out_seq : in_seq;
 	res->client_seq = hs->server ? in_seq : out_seq;
-	return 0;
+	rc = hand_over_names(hs, res);
+	if (rc != 0) {
+		sotls_wipe(&res->kb, sizeof(res->kb));
+		snprintf(detail, detail_len, "no memory for the negotiated names");
+	}
+	return rc;
 }

@@ -108,6 +108,37 @@ struct sotls_hs {
 	uint8_t master[48];
 	uint8_t client_random[32];
 	uint8_t server_random[32];
+
+	/* real_hello holds a ClientHello shown to mbedTLS rewritten (else it
+	 * is a copy kept for the SNI acknowledgement, sni_ack.c). */
+	bool hello_rewritten;
+	/* The SNI host name: server, the one the client sent (lower case);
+	 * client, the one sent. */
+	bool sni_present;
+	char sni[256];
+	/* Server, during the ClientHello check only: the client's ALPN
+	 * protocol_name_list (alpn.c), already checked for syntax. */
+	bool alpn_offered;
+	const uint8_t *alpn_offer;
+	size_t alpn_offer_len;
+	/* Server: the protocol chosen, "" for none; mbedTLS writes it into
+	 * the ServerHello from here. */
+	char alpn[256];
+	/* Server: the certificate (cert_select.c) and the acknowledgement of
+	 * the name that chose it (sni_ack.c). */
+	struct sotls_cert *cb_cert; /* our reference to the SNI callback's chain */
+	int cert_index;
+	enum { SNI_ACK_NONE, SNI_ACK_PENDING, SNI_ACK_SENT } sni_ack;
+	uint8_t *sh; /* the ServerHello record as sent, with the extension */
+	size_t sh_len, sh_sent;
+};
+
+/* Alerts only the handshake sends (RFC 5246 §7.2, RFC 6066 §3, RFC 7301
+ * §3.2). */
+enum {
+	SOTLS_ALERT_UNSUPPORTED_EXTENSION = 110,
+	SOTLS_ALERT_UNRECOGNIZED_NAME = 112,
+	SOTLS_ALERT_NO_APPLICATION_PROTOCOL = 120,
 };
 
 /* The mbedTLS BIO callbacks (hs_reader.c); ctx is the sotls_hs. */
@@ -133,6 +164,24 @@ int sotls_hs_check_server_hello(struct sotls_hs *hs, const uint8_t *msg, size_t 
 /* The peer's ECDHE share (RFC 8422 §5.4, §5.11; RFC 7748 §6.1). */
 int sotls_hs_check_client_key_exchange(struct sotls_hs *hs, const uint8_t *msg, size_t len);
 int sotls_hs_check_server_key_exchange(struct sotls_hs *hs, const uint8_t *msg, size_t len);
+
+/* Server: after the ClientHello's extensions are checked, chooses the
+ * ALPN protocol or fails (alpn.c). Returns 0 or the sotls_hs_fail code. */
+int sotls_alpn_choose(struct sotls_hs *hs);
+
+/* The server's cert_index once mbedTLS has chosen the suite and chain,
+ * right after the ClientHello step (cert_select.c). */
+void sotls_cert_note_choice(struct sotls_hs *hs);
+
+/* Frees (wiped) the ClientHello copy, real_hello. */
+void sotls_hs_drop_hello(struct sotls_hs *hs);
+
+/* The socket write under the BIO: n >= 0 bytes, or an mbedTLS code. */
+int sotls_hs_sock_send(struct sotls_hs *hs, const uint8_t *buf, size_t len);
+/* Server: writes the ServerHello record buf with an empty server_name
+ * extension added and the transcript made to match (sni_ack.c). Returns
+ * len once all of it is out, or an mbedTLS code. */
+int sotls_sni_ack_send(struct sotls_hs *hs, const uint8_t *buf, size_t len);
 
 /* The alert for an mbedTLS failure that mbedTLS did not announce itself, and
  * the sotls code and detail (hs_alert.c). */

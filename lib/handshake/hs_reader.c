@@ -116,15 +116,12 @@ static int out_header(struct sotls_hs *hs, const uint8_t hdr[5])
 	return 0;
 }
 
-int sotls_hs_bio_send(void *ctx, const unsigned char *buf, size_t len)
+int sotls_hs_sock_send(struct sotls_hs *hs, const uint8_t *buf, size_t len)
 {
-	struct sotls_hs *hs = ctx;
 	for (;;) {
 		ssize_t n = send(hs->fd, buf, len, MSG_NOSIGNAL);
-		if (n >= 0) {
-			(void)track(hs, &hs->out, buf, (size_t)n, out_header, NULL);
+		if (n >= 0)
 			return (int)n;
-		}
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -132,6 +129,17 @@ int sotls_hs_bio_send(void *ctx, const unsigned char *buf, size_t len)
 		hs->bio_errno = errno;
 		return MBEDTLS_ERR_NET_SEND_FAILED;
 	}
+}
+
+int sotls_hs_bio_send(void *ctx, const unsigned char *buf, size_t len)
+{
+	struct sotls_hs *hs = ctx;
+	int n = hs->sni_ack == SNI_ACK_PENDING ? sotls_sni_ack_send(hs, buf, len)
+					       : sotls_hs_sock_send(hs, buf, len);
+	/* The tracker sees what mbedTLS wrote, whatever went on the wire. */
+	if (n >= 0)
+		(void)track(hs, &hs->out, buf, (size_t)n, out_header, NULL);
+	return n;
 }
 
 /* ---- after the peer's ChangeCipherSpec: the wire records as they are ---- */

@@ -86,13 +86,12 @@ static int build(struct sotls_config *cfg)
 	} else {
 		mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_NONE);
 	}
-	if (cfg->have_chain) {
-		mrc = mbedtls_ssl_conf_own_cert(conf, &cfg->chain, &cfg->key);
-		if (mrc != 0)
-			return mrc == MBEDTLS_ERR_SSL_ALLOC_FAILED ? SOTLS_ERR_OUT_OF_MEMORY
-								   : SOTLS_ERR_KEY_LOAD;
-	}
-	return 0;
+	/* A server chooses its protocol itself (alpn.c); mbedTLS's list is
+	 * what a client offers. */
+	if (!server && cfg->alpn != NULL &&
+	    mbedtls_ssl_conf_alpn_protocols(conf, (const char **)cfg->alpn) != 0)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	return sotls_certs_configure(cfg, conf);
 }
 
 int sotls_config_use(struct sotls_config *cfg)

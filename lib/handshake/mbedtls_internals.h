@@ -6,14 +6,22 @@
 #include <stdint.h>
 
 #include <mbedtls/ssl.h>
+#include <mbedtls/x509_crt.h>
 
 int sotls_mbed_state(const mbedtls_ssl_context *ssl);
 /* Received bytes mbedTLS holds that it has not handed on; 0 after a clean
  * handshake. */
 size_t sotls_mbed_unread(const mbedtls_ssl_context *ssl);
 void sotls_mbed_next_seqs(const mbedtls_ssl_context *ssl, uint64_t *out_seq, uint64_t *in_seq);
-/* Restarts the transcript with msg, the real first handshake message. */
-int sotls_mbed_rehash_hello(mbedtls_ssl_context *ssl, const uint8_t *msg, size_t len);
+/* Restarts the transcript with msg (the real first handshake message) and,
+ * unless NULL, msg2. */
+int sotls_mbed_rehash(mbedtls_ssl_context *ssl, const uint8_t *msg, size_t len,
+		      const uint8_t *msg2, size_t len2);
+/* Server: the protocol the ServerHello's ALPN extension names (NULL: none);
+ * it must outlive the ServerHello. */
+void sotls_mbed_set_alpn(mbedtls_ssl_context *ssl, const char *protocol);
+/* Server: the chain chosen for the suite, NULL before the choice. */
+const mbedtls_x509_crt *sotls_mbed_own_chain(const mbedtls_ssl_context *ssl);
 void sotls_mbed_uncompressed_points(mbedtls_ssl_context *ssl);
 /* The group of the ECDHE exchange once the ServerKeyExchange is made. */
 mbedtls_ecp_group_id sotls_mbed_kex_group(const mbedtls_ssl_context *ssl);

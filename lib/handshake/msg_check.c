@@ -5,6 +5,7 @@
  * They run on the whole message, before mbedTLS parses it, so the alert they
  * name is the first and only thing sent.
  */
+#include <ctype.h>
 #include <string.h>
 
 #include <mbedtls/ecp.h>
@@ -55,6 +56,7 @@ enum {
 	EXT_SUPPORTED_GROUPS = 10,
 	EXT_EC_POINT_FORMATS = 11,
 	EXT_SIGNATURE_ALGORITHMS = 13,
+	EXT_ALPN = 16,
 	EXT_EXTENDED_MASTER_SECRET = 23,
 };
 
@@ -81,6 +83,25 @@ static int check_point_formats(struct sotls_hs *hs, struct cur ext)
 	return ILLEGAL(hs, "ec_point_formats without the uncompressed format");
 }
 
+/* The host name for the certificate choice and sotls_info, lower case
+ * (RFC 4343: DNS names compare without regard to case). RFC 6066 §3:
+ * HostName is "the fully qualified DNS hostname of the server", so a NUL
+ * byte or more than 255 bytes cannot be one; like OpenSSL, sotls answers
+ * unrecognized_name rather than match a name cut short at the NUL. */
+static int keep_host_name(struct sotls_hs *hs, struct cur name)
+{
+	if (name.left >= sizeof(hs->sni) || memchr(name.p, '\0', name.left) != NULL)
+		return sotls_hs_fail(hs, SOTLS_ERR_UNRECOGNIZED_NAME, SOTLS_ALERT_UNRECOGNIZED_NAME,
+				     "the client's SNI host name (%zu bytes) %s", name.left,
+				     name.left >= sizeof(hs->sni) ? "is longer than 255 bytes"
+								  : "holds a NUL byte");
+	for (size_t i = 0; i < name.left; i++)
+		hs->sni[i] = (char)tolower(name.p[i]);
+	hs->sni[name.left] = '\0';
+	hs->sni_present = true;
+	return 0;
+}
+
 /* RFC 6066 §3: ServerNameList server_name_list<1..2^16-1>, each entry a
  * name_type and an opaque HostName<1..2^16-1>; "The ServerNameList MUST NOT
  * contain more than one name of the same name_type." */
@@ -99,7 +120,30 @@ static int check_server_name(struct sotls_hs *hs, struct cur ext)
 			if (host_name)
 				return ILLEGAL(hs, "two host names in server_name");
 			host_name = true;
+			int rc = keep_host_name(hs, name);
+			if (rc != 0)
+				return rc;
 		}
+	}
+	return 0;
+}
+
+/* RFC 7301 §3.1: ProtocolName protocol_name_list<2..2^16-1>, each opaque
+ * ProtocolName<1..2^8-1>: "Empty strings MUST NOT be included and byte
+ * strings MUST NOT be truncated." The list is kept for alpn.c. */
+static int check_alpn(struct sotls_hs *hs, struct cur ext)
+{
+	struct cur list, name;
+	if (!vec(&ext, 2, &list) || ext.left != 0 || list.left < 2)
+		return DECODE(hs, "malformed application_layer_protocol_negotiation extension");
+	hs->alpn_offered = true;
+	hs->alpn_offer = list.p;
+	hs->alpn_offer_len = list.left;
+	while (list.left > 0) {
+		if (!vec(&list, 1, &name))
+			return DECODE(hs, "a truncated protocol name in the ALPN list");
+		if (name.left == 0)
+			return DECODE(hs, "an empty protocol name in the ALPN list");
 	}
 	return 0;
 }
@@ -140,6 +184,8 @@ static int check_client_ext(struct sotls_hs *hs, uint16_t type, struct cur ext)
 		/* RFC 7627 §5.1: "The extension_data field of this extension
 		 * is empty." */
 		return ext.left == 0 ? 0 : DECODE(hs, "extended_master_secret with data");
+	case EXT_ALPN:
+		return check_alpn(hs, ext);
 	}
 	return 0;
 }
@@ -254,16 +300,25 @@ int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len,
 		return sotls_hs_fail(hs, SOTLS_ERR_NO_SHARED_SUITE, SOTLS_ALERT_HANDSHAKE_FAILURE,
 				     "no cipher suite in common with the client");
 
+	rc = sotls_alpn_choose(hs);
+	hs->alpn_offer = NULL; /* points into msg */
+	if (rc != 0)
+		return rc;
+
 	*shown_len = len;
 	bool clamp = u16(version) > 0x0303;
-	if (!clamp && len <= SOTLS_HS_MAX_MBED_MESSAGE)
-		return 0;
-	hs->real_hello = malloc(len);
-	if (hs->real_hello == NULL)
-		return sotls_hs_fail(hs, SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ALERT_INTERNAL_ERROR,
-				     "no memory for the ClientHello");
-	memcpy(hs->real_hello, msg, len);
-	hs->real_hello_len = len;
+	bool big = len > SOTLS_HS_MAX_MBED_MESSAGE;
+	hs->hello_rewritten = clamp || big;
+	/* The real bytes, for the transcript of a rewritten hello and for the
+	 * SNI acknowledgement (sni_ack.c). */
+	if (hs->hello_rewritten || hs->sni_present) {
+		hs->real_hello = malloc(len);
+		if (hs->real_hello == NULL)
+			return sotls_hs_fail(hs, SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ALERT_INTERNAL_ERROR,
+					     "no memory for the ClientHello");
+		memcpy(hs->real_hello, msg, len);
+		hs->real_hello_len = len;
+	}
 	if (clamp) {
 		/* RFC 5246 E.1: "If a TLS server receives a ClientHello
 		 * containing a version number greater than the highest version
@@ -272,14 +327,26 @@ int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len,
 		msg[4] = 3;
 		msg[5] = 3;
 	}
-	if (len > SOTLS_HS_MAX_MBED_MESSAGE)
+	if (big)
 		*shown_len = drop_ignored_extensions(msg, len, ext_at);
 	return 0;
 }
 
 static int check_server_ext(struct sotls_hs *hs, uint16_t type, struct cur ext)
 {
-	return type == EXT_EC_POINT_FORMATS ? check_point_formats(hs, ext) : 0;
+	if (type == EXT_EC_POINT_FORMATS)
+		return check_point_formats(hs, ext);
+	if (type != EXT_SERVER_NAME)
+		return 0;
+	if (!hs->sni_present)
+		/* RFC 5246 §7.4.1.4: an extension the client did not offer
+		 * "MUST abort the handshake with an unsupported_extension
+		 * fatal alert". */
+		return sotls_hs_fail(hs, SOTLS_ERR_HANDSHAKE, SOTLS_ALERT_UNSUPPORTED_EXTENSION,
+				     "the server acknowledged a server_name that was not sent");
+	/* RFC 6066 §3: "The "extension_data" field of this extension SHALL
+	 * be empty." */
+	return ext.left == 0 ? 0 : DECODE(hs, "the ServerHello's server_name is not empty");
 }
 
 int sotls_hs_check_server_hello(struct sotls_hs *hs, const uint8_t *msg, size_t len)

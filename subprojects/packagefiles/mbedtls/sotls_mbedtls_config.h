@@ -29,6 +29,7 @@
 #define MBEDTLS_KEY_EXCHANGE_ECDHE_RSA_ENABLED
 #define MBEDTLS_SSL_EXTENDED_MASTER_SECRET	 /* RFC 7627 */
 #define MBEDTLS_SSL_SERVER_NAME_INDICATION	 /* RFC 6066 §3, and the hostname check */
+#define MBEDTLS_SSL_ALPN			 /* RFC 7301: offered by clients, written by servers */
 #define MBEDTLS_SSL_ALL_ALERT_MESSAGES		 /* send the alert RFC 5246 §7.2 names */
 #define MBEDTLS_SSL_CIPHERSUITES                                                              \
 	MBEDTLS_TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256,                                     \
