@@ -41,6 +41,7 @@ SOTLS_API struct sotls_config *sotls_config_new(enum sotls_role role)
 	memcpy(cfg->suites, DEFAULT_SUITES, sizeof(DEFAULT_SUITES));
 	mbedtls_x509_crt_init(&cfg->chain);
 	mbedtls_x509_crt_init(&cfg->ca);
+	mbedtls_x509_crl_init(&cfg->crl);
 	mbedtls_pk_init(&cfg->key);
 	mbedtls_ssl_config_init(&cfg->conf);
 	if (pthread_mutex_init(&cfg->build_lock, NULL) != 0) {
@@ -57,9 +58,11 @@ SOTLS_API void sotls_config_free(struct sotls_config *cfg)
 	mbedtls_ssl_config_free(&cfg->conf);
 	mbedtls_x509_crt_free(&cfg->chain);
 	mbedtls_x509_crt_free(&cfg->ca);
+	mbedtls_x509_crl_free(&cfg->crl);
 	mbedtls_pk_free(&cfg->key);
 	pthread_mutex_destroy(&cfg->build_lock);
 	free(cfg->server_name);
+	sotls_config_forget_password(cfg);
 	sotls_wipe(cfg, sizeof(*cfg));
 	free(cfg);
 }
@@ -162,11 +165,11 @@ SOTLS_API int sotls_config_set_cert_mem(struct sotls_config *cfg, const void *ch
 	}
 	/* Parsed once, here, so a bad or mismatched key fails now and no
 	 * connection parses it again. */
-	if (mbedtls_pk_parse_key(&pk, kbuf, klen, NULL, 0, sotls_os_random, NULL) != 0 ||
-	    mbedtls_pk_check_pair(&crt.pk, &pk, sotls_os_random, NULL) != 0) {
+	rc = sotls_parse_key(cfg, &pk, kbuf, klen);
+	if (rc == 0 && mbedtls_pk_check_pair(&crt.pk, &pk, sotls_os_random, NULL) != 0)
 		rc = SOTLS_ERR_KEY_LOAD;
+	if (rc != 0)
 		goto out;
-	}
 	mbedtls_x509_crt_free(&cfg->chain);
 	cfg->chain = crt;
 	mbedtls_x509_crt_init(&crt);
@@ -254,7 +257,8 @@ SOTLS_API int sotls_config_set_verify(struct sotls_config *cfg, enum sotls_verif
 	if (rc != 0)
 		return rc;
 	if (mode != SOTLS_VERIFY_NONE && mode != SOTLS_VERIFY_REQUIRED &&
-	    mode != SOTLS_VERIFY_CHAIN_ONLY)
+	    mode != SOTLS_VERIFY_CHAIN_ONLY &&
+	    !(mode == SOTLS_VERIFY_OPTIONAL && cfg->role == SOTLS_ROLE_SERVER))
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->verify = mode;
 	return 0;
@@ -297,4 +301,26 @@ SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_po
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->ktls = policy;
 	return 0;
+}
+
+/* ---- for keys.c: the same input rules as the loaders above ---- */
+
+int sotls_config_writable(struct sotls_config *cfg)
+{
+	return writable(cfg);
+}
+
+uint8_t *sotls_config_read_file(const char *path, size_t *len)
+{
+	return read_file(path, len);
+}
+
+uint8_t *sotls_config_copy_input(const void *data, size_t len, size_t *out_len)
+{
+	return copy_input(data, len, out_len);
+}
+
+int sotls_config_parse_certs(mbedtls_x509_crt *crt, const void *data, size_t len)
+{
+	return parse_certs(crt, data, len);
 }
