@@ -39,7 +39,10 @@ struct sotls_conn {
 	 * the kernel the connection holds no record buffers and no keys. */
 	struct sotls_record *rec;
 	struct sotls_io *io; /* sotls_sendfile's ring and buffers, made on first use */
-	char detail[256];
+	/* 248, not 256: with the peer pointer the connection stays in the
+	 * 400-byte malloc size class, so a connection without a peer
+	 * certificate holds no more heap than before the identity existed. */
+	char detail[248];
 	struct sotls_peer *peer; /* the peer's chain, from the handshake; NULL if none */
 };
 
