@@ -482,7 +482,7 @@ struct sotls_verify_info {
 /* What a verify callback returns. */
 enum sotls_verdict {
 	SOTLS_VERDICT_ACCEPT = 0,  /* go on, whatever the flags say */
-	SOTLS_VERDICT_REJECT = 1,  /* fail with the alert for the flags; certificate_unknown if none */
+	SOTLS_VERDICT_REJECT = 1,  /* fail: the alert for the flags, certificate_unknown if 0 */
 	SOTLS_VERDICT_DEFAULT = 2, /* sotls's verdict: accept if and only if flags is 0 */
 	/* Fail with this alert (RFC 5246 §7.2.2). */
 	SOTLS_VERDICT_REJECT_BAD_CERTIFICATE = 42,

@@ -175,7 +175,8 @@ static int after_step(struct sotls_hs *hs, int state_before)
 {
 	if (sotls_mbed_state(&hs->ssl) == state_before)
 		return 0;
-	if (state_before == (hs->server ? MBEDTLS_SSL_CLIENT_CERTIFICATE : MBEDTLS_SSL_SERVER_CERTIFICATE))
+	int peer_cert = hs->server ? MBEDTLS_SSL_CLIENT_CERTIFICATE : MBEDTLS_SSL_SERVER_CERTIFICATE;
+	if (state_before == peer_cert)
 		return sotls_hs_check_peer(hs);
 	if (state_before != (hs->server ? MBEDTLS_SSL_CLIENT_HELLO : MBEDTLS_SSL_SERVER_HELLO))
 		return 0;

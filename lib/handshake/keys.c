@@ -44,8 +44,8 @@ static bool hash_name(const char *s)
 static int ca_file_filter(const struct dirent *e)
 {
 	const char *n = e->d_name;
-	return n[0] != '.' &&
-	       (ends_with(n, ".pem") || ends_with(n, ".crt") || ends_with(n, ".cer") || hash_name(n));
+	return n[0] != '.' && (ends_with(n, ".pem") || ends_with(n, ".crt") ||
+			       ends_with(n, ".cer") || hash_name(n));
 }
 
 /* Parses one directory entry into crt; 1 if it was a regular file that

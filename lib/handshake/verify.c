@@ -159,8 +159,10 @@ int sotls_hs_check_peer(struct sotls_hs *hs)
 	int verdict = flags == 0 || !enforce ? SOTLS_VERDICT_ACCEPT : SOTLS_VERDICT_REJECT;
 	bool asked = enforce && cfg->verify_fn != NULL;
 	if (asked) {
-		struct sotls_verify_info info = {
-			.flags = flags, .reason = reason, .chain_len = p->n_certs, .chain = p->certs};
+		struct sotls_verify_info info = {.flags = flags,
+						 .reason = reason,
+						 .chain_len = p->n_certs,
+						 .chain = p->certs};
 		int v = cfg->verify_fn(hs->conn, &info, cfg->verify_arg);
 		if (v != SOTLS_VERDICT_DEFAULT)
 			verdict = v;

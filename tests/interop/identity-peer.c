@@ -29,6 +29,7 @@
 #include "sotls.h"
 
 static const char *g_verdict = "default";
+static struct sotls_config *g_cfg;
 
 static void hex_line(const char *tag, size_t index, const char *extra, const uint8_t *p,
 		     size_t n)
@@ -101,6 +102,7 @@ static void must(const char *what, int rc)
 {
 	if (rc != 0) {
 		printf("LOAD-FAILED %s %d %s\n", what, rc, sotls_strerror(rc));
+		sotls_config_free(g_cfg); /* nothing left for a leak checker */
 		exit(3);
 	}
 }
@@ -155,6 +157,7 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
 	struct sotls_config *cfg = sotls_config_new(server ? SOTLS_ROLE_SERVER : SOTLS_ROLE_CLIENT);
+	g_cfg = cfg;
 	const char *cert = NULL, *port_file = "port";
 	int port = 0, opt;
 	optind = 2;

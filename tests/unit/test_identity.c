@@ -185,7 +185,10 @@ static char *encrypted_key(const char *password)
 			 1);
 	char *data;
 	long n = BIO_get_mem_data(out, &data);
-	char *pem = strndup(data, (size_t)n);
+	char *pem = malloc((size_t)n + 1); /* BIO memory has no NUL */
+	assert_non_null(pem);
+	memcpy(pem, data, (size_t)n);
+	pem[n] = '\0';
 	BIO_free(out);
 	BIO_free(in);
 	EVP_PKEY_free(k);
