@@ -43,6 +43,8 @@ enum sotls_error {
 	SOTLS_ERR_KEY_LOAD = -21,
 	SOTLS_ERR_CA_LOAD = -22,
 	SOTLS_ERR_UNKNOWN_SUITE = -23,
+	SOTLS_ERR_KEY_PASSWORD = -24, /* encrypted key: no password, or the wrong one */
+	SOTLS_ERR_CRL_LOAD = -25,
 
 	/* System. errno holds the cause. */
 	SOTLS_ERR_SYSCALL = -30,
@@ -109,7 +111,10 @@ enum sotls_role {
 };
 
 enum sotls_verify {
-	/* Server default: do not ask for / do not check a peer certificate. */
+	/* Server default: do not ask for a client certificate. On a client
+	 * (not recommended) the server's chain is still checked and recorded,
+	 * so sotls_info.peer_verified and sotls_conn_peer_cert() tell what it
+	 * was, but the verdict is ignored and no verify callback is called. */
 	SOTLS_VERIFY_NONE = 0,
 	/* Client default: the peer's chain must verify against the CA set and
 	 * the leaf must match the server name (a DNS name, or an IPv4/IPv6
@@ -123,6 +128,15 @@ enum sotls_verify {
 	 * A server name, if set, is still sent as SNI. On a server this is
 	 * the same as SOTLS_VERIFY_REQUIRED. */
 	SOTLS_VERIFY_CHAIN_ONLY = 2,
+	/* Server only (a client gets SOTLS_ERR_INVALID_ARGUMENT): ask for a
+	 * client certificate. A client that sends none is accepted
+	 * (sotls_info.peer_chain_len 0); one that sends a chain that does not
+	 * verify is refused with the alert for its fault, as OpenSSL's
+	 * SSL_VERIFY_PEER without SSL_VERIFY_FAIL_IF_NO_PEER_CERT does. To
+	 * accept any certificate and only report it (nginx's
+	 * "optional_no_ca"), add a verify callback that returns
+	 * SOTLS_VERDICT_ACCEPT. */
+	SOTLS_VERIFY_OPTIONAL = 3,
 };
 
 /*
@@ -178,7 +192,10 @@ SOTLS_API int sotls_config_set_ca_file(struct sotls_config *cfg, const char *pat
 SOTLS_API int sotls_config_set_ca_mem(struct sotls_config *cfg, const void *ca, size_t len);
 
 /* Whether to verify the peer (see enum sotls_verify). On a server,
- * SOTLS_VERIFY_REQUIRED asks the client for a certificate and requires it. */
+ * SOTLS_VERIFY_REQUIRED asks the client for a certificate and requires it:
+ * a client that sends none gets handshake_failure (RFC 5246 §7.4.6), one
+ * whose chain does not verify the alert for its fault (see
+ * sotls_config_set_verify_callback). */
 SOTLS_API int sotls_config_set_verify(struct sotls_config *cfg, enum sotls_verify mode);
 
 /*
@@ -554,6 +571,12 @@ struct sotls_info {
 	 * 0 the default), SOTLS_CERT_INDEX_CALLBACK if the SNI callback gave it;
 	 * -1 on a client and before the handshake. */
 	int cert_index;
+	/* 1 if the peer presented a chain that verified (or that the verify
+	 * callback accepted), 0 otherwise. */
+	int peer_verified;
+	/* Certificates in the peer's chain (sotls_conn_peer_cert), 0 if it
+	 * sent none. */
+	size_t peer_chain_len;
 };
 
 /* Fills *info. Before the handshake completes the strings are "" (paths
@@ -573,6 +596,165 @@ SOTLS_API const char *sotls_strerror(int err);
 
 /* The library version, "MAJOR.MINOR.PATCH". */
 SOTLS_API const char *sotls_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Trust, keys and the peer's identity                                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Trusted CA certificates from every file of a directory whose name ends in
+ * .pem, .crt or .cer, or is an OpenSSL hash name ("1a2b3c4d.0", as `openssl
+ * rehash` / c_rehash make), in name order; a certificate found twice (a
+ * hash link and its target, a bundle) is kept once. Adds to the CA set like
+ * sotls_config_set_ca_file. Error SOTLS_ERR_CA_LOAD (nothing added) if the
+ * directory cannot be read, has no such file, or one of them does not parse.
+ * Hashed CRLs ("1a2b3c4d.r0") are not read: load CRLs with the calls below.
+ */
+SOTLS_API int sotls_config_set_ca_dir(struct sotls_config *cfg, const char *path);
+
+/*
+ * Certificate revocation lists (PEM file, or PEM/DER in memory; several may
+ * be given, they add up). A certificate listed by a CRL of its issuer fails
+ * with SOTLS_CERT_REVOKED (alert certificate_revoked); a CRL past its
+ * nextUpdate, or not signed by a trusted CA, fails every certificate of that
+ * issuer (SOTLS_CERT_CRL_EXPIRED, SOTLS_CERT_CRL_NOT_TRUSTED). A certificate
+ * whose issuer has no CRL loaded is not checked for revocation. Error:
+ * SOTLS_ERR_CRL_LOAD (nothing added).
+ */
+SOTLS_API int sotls_config_set_crl_file(struct sotls_config *cfg, const char *path);
+SOTLS_API int sotls_config_set_crl_mem(struct sotls_config *cfg, const void *crl, size_t len);
+
+/*
+ * Encrypted private keys. sotls_config_set_cert_file / _mem decrypt a PKCS#8
+ * "ENCRYPTED PRIVATE KEY" (PBES2: PBKDF2 with HMAC-SHA-256/384/512 and
+ * AES-128/192/256-CBC, what `openssl genpkey -aes-256-cbc` and OpenSSL 3's
+ * `openssl pkey -aes256` write) with the password set here, which is used for
+ * every key loaded after it (a copy is kept, wiped by the next call or
+ * sotls_config_free; NULL forgets it). Or a callback, asked only when a key
+ * is encrypted: it writes the password into buf (size bytes, wiped after
+ * use) and returns its length, or a negative value to give up. Setting one
+ * clears the other. Errors of the key load: SOTLS_ERR_KEY_PASSWORD (no
+ * password, or the wrong one), SOTLS_ERR_UNSUPPORTED (a legacy "Proc-Type:
+ * 4,ENCRYPTED" PEM key, or a PKCS#12/DES scheme: convert it with `openssl
+ * pkcs8 -topk8 -v2 aes-256-cbc`).
+ */
+SOTLS_API int sotls_config_set_key_password(struct sotls_config *cfg, const char *password);
+typedef int (*sotls_password_fn)(char *buf, size_t size, void *arg);
+SOTLS_API int sotls_config_set_key_password_cb(struct sotls_config *cfg, sotls_password_fn fn,
+					       void *arg);
+
+/* Why a chain did not verify: bits of sotls_verify_info.flags and of each
+ * sotls_verify_cert.flags. */
+enum sotls_cert_problem {
+	SOTLS_CERT_EXPIRED = 0x01,	  /* past its notAfter */
+	SOTLS_CERT_REVOKED = 0x02,	  /* listed in its issuer's CRL */
+	SOTLS_CERT_NAME_MISMATCH = 0x04,  /* the leaf is not for the server name */
+	SOTLS_CERT_NOT_TRUSTED = 0x08,	  /* no chain to a configured CA */
+	SOTLS_CERT_CRL_NOT_TRUSTED = 0x10, /* a CRL not signed by a trusted CA */
+	SOTLS_CERT_CRL_EXPIRED = 0x20,	  /* a CRL past its nextUpdate */
+	SOTLS_CERT_OTHER = 0x0100,
+	SOTLS_CERT_FUTURE = 0x0200,	  /* before its notBefore */
+	SOTLS_CERT_CRL_FUTURE = 0x0400,
+	SOTLS_CERT_KEY_USAGE = 0x0800,	  /* keyUsage does not allow this use */
+	SOTLS_CERT_EXT_KEY_USAGE = 0x1000, /* extendedKeyUsage: not for this side */
+	SOTLS_CERT_BAD_MD = 0x4000,	  /* signed with a hash sotls does not accept */
+	SOTLS_CERT_BAD_PK = 0x8000,	  /* signed with an unsupported algorithm */
+	SOTLS_CERT_BAD_KEY = 0x10000,	  /* a key too small or on a curve not allowed */
+	SOTLS_CERT_CRL_BAD_MD = 0x20000,
+	SOTLS_CERT_CRL_BAD_PK = 0x40000,
+	SOTLS_CERT_CRL_BAD_KEY = 0x80000,
+};
+
+/* One certificate of the chain, DER. */
+struct sotls_verify_cert {
+	const uint8_t *der;
+	size_t der_len;
+	uint32_t flags; /* this certificate's problems (enum sotls_cert_problem) */
+};
+
+/* What the verify callback is shown. Valid during the call only. */
+struct sotls_verify_info {
+	/* Every certificate's problems (enum sotls_cert_problem), 0 if sotls
+	 * would accept the chain. */
+	uint32_t flags;
+	const char *reason; /* flags in words, one line; "" if 0 */
+	/* The chain as verification built it, chain[depth]: [0] the peer's
+	 * leaf, [1] its issuer, ..., the last one the trust anchor from the
+	 * CA set if one was found. */
+	size_t chain_len;
+	const struct sotls_verify_cert *chain;
+};
+
+/* What a verify callback returns. */
+enum sotls_verdict {
+	SOTLS_VERDICT_ACCEPT = 0,  /* go on, whatever the flags say */
+	SOTLS_VERDICT_REJECT = 1,  /* fail: the alert for the flags, certificate_unknown if 0 */
+	SOTLS_VERDICT_DEFAULT = 2, /* sotls's verdict: accept if and only if flags is 0 */
+	/* Fail with this alert (RFC 5246 §7.2.2). */
+	SOTLS_VERDICT_REJECT_BAD_CERTIFICATE = 42,
+	SOTLS_VERDICT_REJECT_UNSUPPORTED_CERTIFICATE = 43,
+	SOTLS_VERDICT_REJECT_CERTIFICATE_REVOKED = 44,
+	SOTLS_VERDICT_REJECT_CERTIFICATE_EXPIRED = 45,
+	SOTLS_VERDICT_REJECT_CERTIFICATE_UNKNOWN = 46,
+	SOTLS_VERDICT_REJECT_UNKNOWN_CA = 48,
+	SOTLS_VERDICT_REJECT_ACCESS_DENIED = 49,
+};
+
+/*
+ * A verify callback, called once per handshake with the peer's chain and
+ * sotls's verdict, right after the peer's Certificate message (before sotls
+ * answers it), whenever the peer sent a certificate and the verify mode is
+ * not SOTLS_VERIFY_NONE. It returns an enum sotls_verdict: it may accept a
+ * chain that did not verify (a self-signed peer it pins) or reject one that
+ * did. Any other value rejects, as SOTLS_VERDICT_REJECT. Alerts for flags,
+ * in this order: name mismatch bad_certificate, key usage or key type
+ * unsupported_certificate, expired or not yet valid certificate_expired,
+ * revoked certificate_revoked, not trusted unknown_ca, anything else
+ * certificate_unknown. A rejected handshake fails with SOTLS_ERR_CERT_VERIFY.
+ * During the call c's sotls_conn_peer_* accessors already answer for this
+ * chain; no other call on c is allowed. fn NULL removes it.
+ */
+typedef int (*sotls_verify_fn)(struct sotls_conn *c, const struct sotls_verify_info *info,
+			       void *arg);
+SOTLS_API int sotls_config_set_verify_callback(struct sotls_config *cfg, sotls_verify_fn fn,
+					       void *arg);
+
+/*
+ * The peer's chain after the handshake (and from the verify callback on),
+ * as verification built it: index 0 the peer's leaf, then each issuer, up to
+ * the trust anchor if one was found (see sotls_verify_info). Kept by the
+ * connection, independent of mbedTLS and of the record path (kTLS
+ * included), until sotls_conn_free. Sets *der and *len and returns 1; 0 if
+ * there is no certificate at index (none sent, a server in
+ * SOTLS_VERIFY_NONE, before the handshake); SOTLS_ERR_INVALID_ARGUMENT for
+ * NULL pointers.
+ */
+SOTLS_API int sotls_conn_peer_cert(const struct sotls_conn *c, size_t index, const uint8_t **der,
+				   size_t *len);
+
+/* The leaf's subject, one line, attributes in the certificate's order as
+ * mbedTLS prints them ("C=KR, O=Example, CN=host"); "" if none. Valid until
+ * sotls_conn_free. */
+SOTLS_API const char *sotls_conn_peer_subject(const struct sotls_conn *c);
+
+/* subjectAltName entry types (the GeneralName tags of RFC 5280 §4.2.1.6). */
+enum sotls_san_type {
+	SOTLS_SAN_EMAIL = 1, /* rfc822Name */
+	SOTLS_SAN_DNS = 2,   /* dNSName */
+	SOTLS_SAN_URI = 6,   /* uniformResourceIdentifier */
+	SOTLS_SAN_IP = 7,    /* iPAddress, as inet_ntop writes it */
+};
+
+/*
+ * The leaf's subjectAltName entries of the types above, in the
+ * certificate's order (others, such as otherName and directoryName, are
+ * skipped). A byte outside printable ASCII, and a backslash, is written as
+ * \xNN, so a name with an embedded NUL never compares equal to a real one.
+ * Sets *type and *value (valid until sotls_conn_free) and returns 1; 0 past
+ * the last entry; SOTLS_ERR_INVALID_ARGUMENT for NULL pointers.
+ */
+SOTLS_API int sotls_conn_peer_san(const struct sotls_conn *c, size_t index,
+				  enum sotls_san_type *type, const char **value);
 
 #ifdef __cplusplus
 }

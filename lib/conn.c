@@ -12,6 +12,7 @@
 #include "conn_ktls.h"
 #include "handshake.h"
 #include "io/sotls_io.h"
+#include "peer_identity.h"
 #include "record.h"
 #include "sotls.h"
 #include "util.h"
@@ -38,7 +39,11 @@ struct sotls_conn {
 	 * the kernel the connection holds no record buffers and no keys. */
 	struct sotls_record *rec;
 	struct sotls_io *io; /* sotls_sendfile's ring and buffers, made on first use */
-	char detail[256];
+	/* 248, not 256: with the peer pointer the connection stays in the
+	 * 400-byte malloc size class, so a connection without a peer
+	 * certificate holds no more heap than before the identity existed. */
+	char detail[248];
+	struct sotls_peer *peer; /* the peer's chain, from the handshake; NULL if none */
 	/* What the handshake agreed on, for sotls_info (NULL: none). */
 	char *alpn;
 	char *sni;
@@ -172,6 +177,7 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 		int rc = sotls_hs_new(&c->hs, c->cfg, c->fd, name, c->detail, sizeof(c->detail));
 		if (rc != 0)
 			return conn_fail(c, rc);
+		sotls_hs_set_conn(c->hs, c);
 	}
 
 	struct sotls_hs_result res;
@@ -191,6 +197,7 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 	c->alpn = res.alpn;
 	c->sni = res.server_name;
 	c->cert_index = res.cert_index;
+	c->peer = res.peer;
 	rc = start_records(c, &res);
 	if (rc != 0)
 		return conn_fail(c, rc);
@@ -424,6 +431,7 @@ SOTLS_API void sotls_conn_free(struct sotls_conn *c)
 		sotls_record_free(c->rec);
 		free(c->rec);
 	}
+	sotls_peer_free(c->peer);
 	sotls_config_free(c->cfg);
 	free(c->server_name);
 	free(c->alpn);
@@ -468,7 +476,39 @@ SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info
 	/* Records are counted on the userspace path only. */
 	info->tx_records = c->k.tx ? 0 : c->rec->tx_records;
 	info->rx_records = c->k.rx ? 0 : c->rec->rx_records;
+	info->peer_verified = c->peer != NULL && c->peer->verified;
+	info->peer_chain_len = c->peer != NULL ? c->peer->n_certs : 0;
 	return 0;
+}
+
+/* The peer's identity: the connection's copy, or during the verify
+ * callback the handshake's. */
+static const struct sotls_peer *conn_peer(const struct sotls_conn *c)
+{
+	if (c == NULL)
+		return NULL;
+	return c->peer != NULL ? c->peer : c->hs != NULL ? sotls_hs_peer(c->hs) : NULL;
+}
+
+SOTLS_API int sotls_conn_peer_cert(const struct sotls_conn *c, size_t index, const uint8_t **der,
+				   size_t *len)
+{
+	if (c == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	return sotls_peer_cert(conn_peer(c), index, der, len);
+}
+
+SOTLS_API const char *sotls_conn_peer_subject(const struct sotls_conn *c)
+{
+	return sotls_peer_subject(conn_peer(c));
+}
+
+SOTLS_API int sotls_conn_peer_san(const struct sotls_conn *c, size_t index,
+				  enum sotls_san_type *type, const char **value)
+{
+	if (c == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	return sotls_peer_san(conn_peer(c), index, type, value);
 }
 
 SOTLS_API const char *sotls_conn_error_detail(const struct sotls_conn *c)

@@ -28,6 +28,10 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "could not load the CA certificates";
 	case SOTLS_ERR_UNKNOWN_SUITE:
 		return "unknown or unsupported cipher suite name";
+	case SOTLS_ERR_KEY_PASSWORD:
+		return "the private key is encrypted and no password, or the wrong one, was given";
+	case SOTLS_ERR_CRL_LOAD:
+		return "could not load the certificate revocation list";
 	case SOTLS_ERR_SYSCALL:
 		return "system call failed (see errno)";
 	case SOTLS_ERR_HANDSHAKE:

@@ -16,8 +16,9 @@
 /* RFC 1035 §2.3.4: a name is at most 255 octets on the wire, 253 as text. */
 #define MAX_HOST_NAME 253
 
-SOTLS_API int sotls_cert_new_mem(const void *chain, size_t chain_len, const void *key,
-				 size_t key_len, struct sotls_cert **out)
+/* cfg: whose key password (keys.c) opens an encrypted key; NULL for none. */
+static int cert_new_mem(const struct sotls_config *cfg, const void *chain, size_t chain_len,
+			const void *key, size_t key_len, struct sotls_cert **out)
 {
 	if (out == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
@@ -45,8 +46,8 @@ SOTLS_API int sotls_cert_new_mem(const void *chain, size_t chain_len, const void
 	}
 	/* Parsed once, here, so a bad or mismatched key fails now and no
 	 * connection parses it again. */
-	if (mbedtls_pk_parse_key(&cert->key, kbuf, klen, NULL, 0, sotls_os_random, NULL) != 0 ||
-	    mbedtls_pk_check_pair(&cert->chain.pk, &cert->key, sotls_os_random, NULL) != 0)
+	rc = sotls_parse_key(cfg, &cert->key, kbuf, klen);
+	if (rc == 0 && mbedtls_pk_check_pair(&cert->chain.pk, &cert->key, sotls_os_random, NULL) != 0)
 		rc = SOTLS_ERR_KEY_LOAD;
 out:
 	if (kbuf != NULL) {
@@ -60,8 +61,14 @@ out:
 	return rc;
 }
 
-SOTLS_API int sotls_cert_new_file(const char *chain_path, const char *key_path,
-				  struct sotls_cert **out)
+SOTLS_API int sotls_cert_new_mem(const void *chain, size_t chain_len, const void *key,
+				 size_t key_len, struct sotls_cert **out)
+{
+	return cert_new_mem(NULL, chain, chain_len, key, key_len, out);
+}
+
+static int cert_new_file(const struct sotls_config *cfg, const char *chain_path,
+			 const char *key_path, struct sotls_cert **out)
 {
 	if (out == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
@@ -74,7 +81,7 @@ SOTLS_API int sotls_cert_new_file(const char *chain_path, const char *key_path,
 		return SOTLS_ERR_CERT_LOAD;
 	uint8_t *key = sotls_read_file(key_path, &klen);
 	int rc = key == NULL ? SOTLS_ERR_KEY_LOAD
-	       : clen && klen ? sotls_cert_new_mem(chain, clen, key, klen, out)
+	       : clen && klen ? cert_new_mem(cfg, chain, clen, key, klen, out)
 			      : SOTLS_ERR_CERT_LOAD;
 	free(chain);
 	if (key != NULL) {
@@ -82,6 +89,12 @@ SOTLS_API int sotls_cert_new_file(const char *chain_path, const char *key_path,
 		free(key);
 	}
 	return rc;
+}
+
+SOTLS_API int sotls_cert_new_file(const char *chain_path, const char *key_path,
+				  struct sotls_cert **out)
+{
+	return cert_new_file(NULL, chain_path, key_path, out);
 }
 
 void sotls_cert_ref(struct sotls_cert *cert)
@@ -234,7 +247,7 @@ SOTLS_API int sotls_config_add_cert_file(struct sotls_config *cfg, const char *c
 	struct sotls_cert *cert;
 	int rc = may_add(cfg);
 	if (rc == 0)
-		rc = sotls_cert_new_file(chain_path, key_path, &cert);
+		rc = cert_new_file(cfg, chain_path, key_path, &cert);
 	return rc != 0 ? rc : put_loaded(cfg, cfg->n_certs, cert, names, n_names);
 }
 
@@ -245,7 +258,7 @@ SOTLS_API int sotls_config_add_cert_mem(struct sotls_config *cfg, const void *ch
 	struct sotls_cert *cert;
 	int rc = may_add(cfg);
 	if (rc == 0)
-		rc = sotls_cert_new_mem(chain, chain_len, key, key_len, &cert);
+		rc = cert_new_mem(cfg, chain, chain_len, key, key_len, &cert);
 	return rc != 0 ? rc : put_loaded(cfg, cfg->n_certs, cert, names, n_names);
 }
 
@@ -256,7 +269,7 @@ SOTLS_API int sotls_config_set_cert_mem(struct sotls_config *cfg, const void *ch
 	struct sotls_cert *cert;
 	int rc = sotls_config_writable(cfg);
 	if (rc == 0)
-		rc = sotls_cert_new_mem(chain, chain_len, key, key_len, &cert);
+		rc = cert_new_mem(cfg, chain, chain_len, key, key_len, &cert);
 	if (rc == 0)
 		rc = put_loaded(cfg, 0, cert, NULL, 0);
 	return rc < 0 ? rc : 0;
@@ -268,7 +281,7 @@ SOTLS_API int sotls_config_set_cert_file(struct sotls_config *cfg, const char *c
 	struct sotls_cert *cert;
 	int rc = sotls_config_writable(cfg);
 	if (rc == 0)
-		rc = sotls_cert_new_file(chain_path, key_path, &cert);
+		rc = cert_new_file(cfg, chain_path, key_path, &cert);
 	if (rc == 0)
 		rc = put_loaded(cfg, 0, cert, NULL, 0);
 	return rc < 0 ? rc : 0;

@@ -41,6 +41,7 @@ SOTLS_API struct sotls_config *sotls_config_new(enum sotls_role role)
 	cfg->ktls = SOTLS_KTLS_AUTO;
 	memcpy(cfg->suites, DEFAULT_SUITES, sizeof(DEFAULT_SUITES));
 	mbedtls_x509_crt_init(&cfg->ca);
+	mbedtls_x509_crl_init(&cfg->crl);
 	mbedtls_ssl_config_init(&cfg->conf);
 	if (pthread_mutex_init(&cfg->build_lock, NULL) != 0) {
 		free(cfg);
@@ -57,8 +58,10 @@ SOTLS_API void sotls_config_free(struct sotls_config *cfg)
 	mbedtls_x509_crt_free(&cfg->ca);
 	sotls_certs_free(cfg);
 	sotls_alpn_free(cfg);
+	mbedtls_x509_crl_free(&cfg->crl);
 	pthread_mutex_destroy(&cfg->build_lock);
 	free(cfg->server_name);
+	sotls_config_forget_password(cfg);
 	sotls_wipe(cfg, sizeof(*cfg));
 	free(cfg);
 }
@@ -177,7 +180,8 @@ SOTLS_API int sotls_config_set_verify(struct sotls_config *cfg, enum sotls_verif
 	if (rc != 0)
 		return rc;
 	if (mode != SOTLS_VERIFY_NONE && mode != SOTLS_VERIFY_REQUIRED &&
-	    mode != SOTLS_VERIFY_CHAIN_ONLY)
+	    mode != SOTLS_VERIFY_CHAIN_ONLY &&
+	    !(mode == SOTLS_VERIFY_OPTIONAL && cfg->role == SOTLS_ROLE_SERVER))
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->verify = mode;
 	return 0;

@@ -14,6 +14,7 @@
 
 #include <mbedtls/pk.h>
 #include <mbedtls/ssl.h>
+#include <mbedtls/x509_crl.h>
 #include <mbedtls/x509_crt.h>
 
 #include "aead.h"
@@ -108,6 +109,16 @@ struct sotls_config {
 	enum sotls_sni_policy sni_policy;
 	sotls_sni_cb sni_cb;
 	void *sni_cb_arg;
+
+	/* Revocation, key passwords and the verify callback (keys.c,
+	 * verify.c). */
+	bool have_crl;
+	mbedtls_x509_crl crl;
+	char *key_password; /* NUL-terminated copy, wiped when replaced */
+	sotls_password_fn password_fn;
+	void *password_arg;
+	sotls_verify_fn verify_fn;
+	void *verify_arg;
 };
 
 /* A chain and its key (sotls.h). Parsed once, shared by every connection
@@ -151,6 +162,15 @@ int sotls_parse_certs(mbedtls_x509_crt *crt, const void *data, size_t len);
  * takes a reference. Returns 0, or the build's error (no reference taken). */
 int sotls_config_use(struct sotls_config *cfg);
 
+/* Parses a private key (PEM or DER, as copy_input leaves it) with cfg's
+ * password or password callback (keys.c); cfg NULL: no password. Returns
+ * 0, SOTLS_ERR_KEY_PASSWORD, SOTLS_ERR_UNSUPPORTED or SOTLS_ERR_KEY_LOAD. */
+int sotls_parse_key(const struct sotls_config *cfg, mbedtls_pk_context *pk, const uint8_t *key,
+		    size_t len);
+/* Wipes and drops the key password and the password callback. */
+void sotls_config_forget_password(struct sotls_config *cfg);
+
+
 /* mbedTLS's RNG callback: getrandom(2). */
 int sotls_os_random(void *ctx, unsigned char *out, size_t len);
 
@@ -173,12 +193,22 @@ struct sotls_hs_result {
 	char *alpn;
 	char *server_name;
 	int cert_index;
+	/* The peer's verified chain, subject and SANs (peer_identity.h): the
+	 * connection owns it from here; NULL if the peer sent no certificate. */
+	struct sotls_peer *peer;
 };
 
 /* Sets up mbedTLS for one connection. Returns 0 or a negative code, with a
  * message in detail. */
 int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, int fd,
 		 const char *server_name, char *detail, size_t detail_len);
+
+/* The connection the handshake belongs to, shown to the verify callback. */
+void sotls_hs_set_conn(struct sotls_hs *hs, struct sotls_conn *conn);
+
+/* The peer's chain once it has been verified, before the handshake hands
+ * it over (for the accessors during the verify callback); NULL before. */
+const struct sotls_peer *sotls_hs_peer(const struct sotls_hs *hs);
 
 /*
  * Advances the handshake: 0 when complete (res filled, mbedTLS's state

@@ -25,6 +25,7 @@
 
 #include "hs_internal.h"
 #include "mbedtls_internals.h"
+#include "peer_identity.h"
 #include "util.h"
 
 /* ---- key export ---- */
@@ -82,16 +83,12 @@ static bool san_has_ip(const mbedtls_x509_crt *crt, const uint8_t *ip, size_t ip
  * RFC 5280 §4.2.1.6); and SOTLS_VERIFY_CHAIN_ONLY, which asked for no name
  * check.
  */
-static int verify_name(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *flags)
+void sotls_hs_verify_name(struct sotls_hs *hs, const mbedtls_x509_crt *leaf, uint32_t *flags)
 {
-	struct sotls_hs *hs = ctx;
-	if (depth != 0)
-		return 0;
 	if (hs->chain_only)
 		*flags &= ~(uint32_t)MBEDTLS_X509_BADCERT_CN_MISMATCH;
-	else if (hs->check_ip && !san_has_ip(crt, hs->ip, hs->ip_len))
+	else if (hs->check_ip && !san_has_ip(leaf, hs->ip, hs->ip_len))
 		*flags |= MBEDTLS_X509_BADCERT_CN_MISMATCH;
-	return 0;
 }
 
 static int set_name(struct sotls_hs *hs, const char *name, char *detail, size_t detail_len)
@@ -109,8 +106,8 @@ static int set_name(struct sotls_hs *hs, const char *name, char *detail, size_t 
 	hs->chain_only = verify == SOTLS_VERIFY_CHAIN_ONLY;
 	hs->check_ip = name != NULL && ip_literal(name, hs->ip, &hs->ip_len);
 	/* The name goes out as SNI unless it is an address; mbedTLS checks it
-	 * unless verify_name does. NULL is mbedTLS's explicit "no name
-	 * check". */
+	 * unless sotls_hs_verify_name does. NULL is mbedTLS's explicit "no
+	 * name check". */
 	int mrc = mbedtls_ssl_set_hostname(&hs->ssl, hs->check_ip ? NULL : name);
 	if (mrc != 0) {
 		snprintf(detail, detail_len, "mbedTLS refused the server name");
@@ -121,8 +118,6 @@ static int set_name(struct sotls_hs *hs, const char *name, char *detail, size_t 
 		hs->sni_present = true;
 		snprintf(hs->sni, sizeof(hs->sni), "%s", name);
 	}
-	if (verify != SOTLS_VERIFY_NONE && (hs->check_ip || hs->chain_only))
-		mbedtls_ssl_set_verify(&hs->ssl, verify_name, hs);
 	return 0;
 }
 
@@ -157,6 +152,7 @@ int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, int fd,
 	}
 	mbedtls_ssl_set_user_data_p(&hs->ssl, hs); /* for the certificate choice */
 	mbedtls_ssl_set_export_keys_cb(&hs->ssl, export_keys, hs);
+	mbedtls_ssl_set_verify(&hs->ssl, sotls_hs_verify_chain, hs);
 	mbedtls_ssl_set_bio(&hs->ssl, hs, sotls_hs_bio_send, sotls_hs_bio_recv, NULL);
 	*out = hs;
 	return 0;
@@ -180,17 +176,23 @@ void sotls_hs_free(struct sotls_hs *hs)
 	sotls_hs_drop_hello(hs);
 	free(hs->sh);
 	sotls_cert_free(hs->cb_cert);
+	sotls_peer_free(hs->peer);
 	sotls_wipe(hs, sizeof(*hs));
 	free(hs);
 }
 
 /* ---- running it ---- */
 
-/* Between mbedTLS's steps: what must happen right after a hello. */
+/* Between mbedTLS's steps: what must happen right after a hello, and the
+ * decision on the peer's certificate right after its Certificate message. */
 static int after_step(struct sotls_hs *hs, int state_before)
 {
-	if (state_before != (hs->server ? MBEDTLS_SSL_CLIENT_HELLO : MBEDTLS_SSL_SERVER_HELLO) ||
-	    sotls_mbed_state(&hs->ssl) == state_before)
+	if (sotls_mbed_state(&hs->ssl) == state_before)
+		return 0;
+	int peer_cert = hs->server ? MBEDTLS_SSL_CLIENT_CERTIFICATE : MBEDTLS_SSL_SERVER_CERTIFICATE;
+	if (state_before == peer_cert)
+		return sotls_hs_check_peer(hs);
+	if (state_before != (hs->server ? MBEDTLS_SSL_CLIENT_HELLO : MBEDTLS_SSL_SERVER_HELLO))
 		return 0;
 	/* RFC 8422 §5.1.2: "Uncompressed points ... are the only valid
 	 * representation" in TLS 1.2, whatever the peer listed first. */
@@ -272,6 +274,11 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 			      "the peer sent data inside its last handshake record");
 		return failed(hs, MBEDTLS_ERR_SSL_UNEXPECTED_MESSAGE, detail, detail_len, sys_errno);
 	}
+	if (!hs->peer_checked) {
+		sotls_hs_fail(hs, SOTLS_ERR_INTERNAL, SOTLS_ALERT_INTERNAL_ERROR,
+			      "the handshake ended without a decision on the peer's certificate");
+		return failed(hs, MBEDTLS_ERR_SSL_INTERNAL_ERROR, detail, detail_len, sys_errno);
+	}
 	int id = mbedtls_ssl_get_ciphersuite_id_from_ssl(&hs->ssl);
 	const struct sotls_suite *suite = sotls_suite_by_id((uint16_t)id);
 	if (!hs->exported || suite == NULL ||
@@ -296,6 +303,8 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 	sotls_mbed_next_seqs(&hs->ssl, &out_seq, &in_seq);
 	res->server_seq = hs->server ? out_seq : in_seq;
 	res->client_seq = hs->server ? in_seq : out_seq;
+	res->peer = hs->peer;
+	hs->peer = NULL;
 	rc = hand_over_names(hs, res);
 	if (rc != 0) {
 		sotls_wipe(&res->kb, sizeof(res->kb));

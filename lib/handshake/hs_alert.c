@@ -45,22 +45,6 @@ const char *sotls_alert_name(int desc)
 	return "unknown alert";
 }
 
-/* The certificate verification flags, one line. */
-static void verify_info(mbedtls_ssl_context *ssl, char *out, size_t len)
-{
-	out[0] = '\0';
-	uint32_t flags = mbedtls_ssl_get_verify_result(ssl);
-	if (flags == 0 || flags == (uint32_t)-1)
-		return;
-	mbedtls_x509_crt_verify_info(out, len, "", flags);
-	size_t n = strlen(out);
-	while (n > 0 && out[n - 1] == '\n')
-		out[--n] = '\0';
-	for (char *p = out; *p; p++)
-		if (*p == '\n')
-			*p = ';';
-}
-
 /* Errors of the peer's key share and signature: a point off the curve or at
  * infinity, a share of the wrong size, a bad signature (RFC 8422 §5.10/5.11:
  * illegal_parameter for a bad point; RFC 5246 §7.2.2: decrypt_error for a
@@ -136,7 +120,8 @@ int sotls_hs_map_error(struct sotls_hs *hs, int mrc, int *alert, char *detail, s
 	case MBEDTLS_ERR_SSL_CA_CHAIN_REQUIRED:
 	case MBEDTLS_ERR_SSL_NO_CLIENT_CERTIFICATE: {
 		char info[200];
-		verify_info(&hs->ssl, info, sizeof(info));
+		uint32_t flags = mbedtls_ssl_get_verify_result(&hs->ssl);
+		sotls_verify_reason(flags == (uint32_t)-1 ? 0 : flags, info, sizeof(info));
 		*alert = high == MBEDTLS_ERR_SSL_NO_CLIENT_CERTIFICATE ? SOTLS_ALERT_HANDSHAKE_FAILURE
 									: SOTLS_ALERT_BAD_CERTIFICATE;
 		snprintf(detail, len, "certificate verification failed: %s%s", info[0] ? info : msg,

@@ -41,6 +41,9 @@
 /* Warning alerts tolerated during a handshake (CVE-2016-8610, "SSL Death
  * Alert"): more are a fatal unexpected_message. */
 #define SOTLS_HS_MAX_WARNINGS 4
+/* The longest chain mbedTLS builds: leaf, 8 intermediates, anchor
+ * (MBEDTLS_X509_MAX_VERIFY_CHAIN_SIZE; verify.c checks). */
+#define SOTLS_HS_MAX_CHAIN 10
 
 /* Tracks record boundaries in a byte stream that someone else frames. */
 struct sotls_rec_tracker {
@@ -131,6 +134,14 @@ struct sotls_hs {
 	enum { SNI_ACK_NONE, SNI_ACK_PENDING, SNI_ACK_SENT } sni_ack;
 	uint8_t *sh; /* the ServerHello record as sent, with the extension */
 	size_t sh_len, sh_sent;
+	/* The peer's chain (verify.c): mbedTLS's certificates while it
+	 * verifies, then sotls's copy, which the result hands over. */
+	struct sotls_conn *conn;
+	mbedtls_x509_crt *vchain[SOTLS_HS_MAX_CHAIN];
+	uint32_t vflags[SOTLS_HS_MAX_CHAIN];
+	size_t vchain_len;
+	struct sotls_peer *peer;
+	bool peer_checked; /* sotls_hs_check_peer has decided */
 };
 
 /* Alerts only the handshake sends (RFC 5246 §7.2, RFC 6066 §3, RFC 7301
@@ -188,5 +199,17 @@ int sotls_sni_ack_send(struct sotls_hs *hs, const uint8_t *buf, size_t len);
 int sotls_hs_map_error(struct sotls_hs *hs, int mrc, int *alert, char *detail, size_t len,
 		       int *sys_errno);
 const char *sotls_alert_name(int desc);
+
+/* The peer's chain (verify.c). sotls_hs_verify_chain is mbedTLS's verify
+ * callback; sotls_hs_check_peer decides once the peer's Certificate message
+ * is parsed (0, or the sotls_hs_fail code). */
+int sotls_hs_verify_chain(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *flags);
+int sotls_hs_check_peer(struct sotls_hs *hs);
+/* The leaf's name rules that hs.c keeps (an IP literal, CHAIN_ONLY). */
+void sotls_hs_verify_name(struct sotls_hs *hs, const mbedtls_x509_crt *leaf, uint32_t *flags);
+/* Verification flags in words, one line ("" for 0). */
+void sotls_verify_reason(uint32_t flags, char *out, size_t len);
+/* The alert for a chain with these flags (RFC 5246 §7.2.2). */
+int sotls_verify_alert(uint32_t flags);
 
 #endif

@@ -80,11 +80,15 @@ static int build(struct sotls_config *cfg)
 		/* RFC 5246 §7.4.1.3: the server picks; sotls by its order. */
 		mbedtls_ssl_conf_preference_order(conf, MBEDTLS_SSL_SRV_CIPHERSUITE_ORDER_SERVER);
 
-	if (cfg->verify != SOTLS_VERIFY_NONE) {
-		mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_REQUIRED);
-		mbedtls_ssl_conf_ca_chain(conf, cfg->have_ca ? &cfg->ca : NULL, NULL);
-	} else {
+	/* mbedTLS verifies and records; verify.c decides (and a client
+	 * records the server's chain even in SOTLS_VERIFY_NONE). A server in
+	 * NONE sends no CertificateRequest. */
+	if (server && cfg->verify == SOTLS_VERIFY_NONE) {
 		mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_NONE);
+	} else {
+		mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_OPTIONAL);
+		mbedtls_ssl_conf_ca_chain(conf, cfg->have_ca ? &cfg->ca : NULL,
+					  cfg->have_crl ? &cfg->crl : NULL);
 	}
 	/* A server chooses its protocol itself (alpn.c); mbedTLS's list is
 	 * what a client offers. */

@@ -79,6 +79,15 @@
 #define MBEDTLS_X509_CRT_PARSE_C
 #define MBEDTLS_PEM_PARSE_C
 #define MBEDTLS_BASE64_C
+/* Revocation: sotls_config_set_crl_file/_mem. */
+#define MBEDTLS_X509_CRL_PARSE_C
+/* Encrypted PKCS#8 private keys (PBES2: PBKDF2 + AES-CBC, what OpenSSL 3
+ * writes). CBC is compiled for this key decryption only: no CBC suite is in
+ * MBEDTLS_SSL_CIPHERSUITES, so none can be negotiated. */
+#define MBEDTLS_PKCS5_C
+#define MBEDTLS_CIPHER_MODE_CBC
+#define MBEDTLS_CIPHER_PADDING_PKCS7
+
 /* The examples' and tests' ephemeral self-signed certificates. */
 #define MBEDTLS_PK_WRITE_C
 #define MBEDTLS_PEM_WRITE_C
