@@ -234,7 +234,7 @@ static int run_bytes(struct sotls_conn *c, int fd, unsigned long long total)
 	double secs = now() - t0;
 	int closed = close_cleanly(c, fd);
 
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	double gbps = secs > 0 ? (double)total * 8 / secs / 1e9 : 0;
 	if (!g_quiet)

@@ -86,7 +86,7 @@ static int serve(struct client *cl)
 			expired ? "" : sotls_conn_error_detail(c));
 		goto out;
 	}
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	if (g_verbose)
 		printf("client %d (%s): %s %s, TX %s (%s), RX %s (%s), AEAD %s\n", cl->id, cl->peer,

@@ -320,8 +320,22 @@ enum sotls_path {
 	SOTLS_PATH_KERNEL = 2,	  /* kernel TLS (SOL_TLS) */
 };
 
-/* Facts about a connection. All strings are static and never NULL. */
+/*
+ * Facts about a connection. The struct grows at its end from one release to
+ * the next without breaking binaries built against an older sotls.h: the
+ * caller says how large its struct is in `size` (SOTLS_INFO_INIT does it)
+ * and sotls_get_info() fills only the fields that fit in those bytes,
+ * leaving the others (and `size`) as the caller set them. Fields, in order:
+ *   size, suite, suite_id, version, tx_path, rx_path, tx_reason, rx_reason,
+ *   aead_impl, peer_alert, tx_records, rx_records, sendfile_path,
+ *   sendfile_reason, sendfile_buffer_bytes (the first part: every
+ *   libsotls.so.1 fills these), then max_fragment_len.
+ * All strings are static and never NULL.
+ */
 struct sotls_info {
+	/* sizeof(struct sotls_info) as the caller was compiled: set before
+	 * calling sotls_get_info(). */
+	size_t size;
 	const char *suite;	 /* IANA name, e.g. "TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256" */
 	uint16_t suite_id;	 /* e.g. 0xC05C */
 	const char *version;	 /* "TLSv1.2" */
@@ -348,10 +362,20 @@ struct sotls_info {
 	 * back down once unused for a second (at the next call); 0 before any
 	 * call. */
 	size_t sendfile_buffer_bytes;
+	/* ---- fields after the first part ---- */
+	/* The max_fragment_length both sides agreed on (RFC 6066 §4), in
+	 * plaintext bytes per record: 512, 1024, 2048 or 4096; 0 if none (then
+	 * records carry up to 2^14 bytes). */
+	uint16_t max_fragment_len;
 };
 
-/* Fills *info. Before the handshake completes the strings are "" (paths
- * NONE). Returns 0 or SOTLS_ERR_INVALID_ARGUMENT. */
+/* A struct sotls_info ready for sotls_get_info(): size set, the rest zero. */
+#define SOTLS_INFO_INIT {.size = sizeof(struct sotls_info)}
+
+/* Fills the fields of *info that fit in info->size bytes (see above). Before
+ * the handshake completes the strings are "" (paths NONE). Returns 0, or
+ * SOTLS_ERR_INVALID_ARGUMENT (NULL, or info->size smaller than the first
+ * part: a struct not made with SOTLS_INFO_INIT or sizeof). */
 SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info);
 
 /* Human-readable detail about the connection's last failure (e.g. the

@@ -4,6 +4,7 @@
  * policy: conn_ktls.c), and routes send, recv and shutdown to that path.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -364,11 +365,18 @@ SOTLS_API void sotls_conn_free(struct sotls_conn *c)
 	free(c);
 }
 
-SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info)
+/* The first part of struct sotls_info: what every caller's struct holds. */
+#define INFO_FIRST_PART                                                                  \
+	(offsetof(struct sotls_info, sendfile_buffer_bytes) +                              \
+	 sizeof(((struct sotls_info *)0)->sendfile_buffer_bytes))
+/* Whether a caller's struct of `size` bytes holds the whole field. */
+#define INFO_HAS(size, field)                                                             \
+	(offsetof(struct sotls_info, field) + sizeof(((struct sotls_info *)0)->field) <= (size))
+
+/* Every field this library knows. */
+static void info_fill(const struct sotls_conn *c, struct sotls_info *info)
 {
-	if (c == NULL || info == NULL)
-		return SOTLS_ERR_INVALID_ARGUMENT;
-	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
 	info->suite = "";
 	info->version = "";
 	info->tx_reason = "";
@@ -379,7 +387,7 @@ SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info
 	info->sendfile_reason = sotls_io_reason(c->io);
 	info->sendfile_buffer_bytes = sotls_io_buffer_bytes(c->io);
 	if (c->suite == NULL)
-		return 0;
+		return;
 	info->suite = c->suite->iana;
 	info->suite_id = c->suite->id;
 	info->version = "TLSv1.2";
@@ -397,6 +405,22 @@ SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info
 	/* Records are counted on the userspace path only. */
 	info->tx_records = c->k.tx ? 0 : c->rec->tx_records;
 	info->rx_records = c->k.rx ? 0 : c->rec->rx_records;
+}
+
+SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info)
+{
+	if (c == NULL || info == NULL || info->size < INFO_FIRST_PART)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	/* Built whole here, then only what fits goes to the caller, whose
+	 * struct may be older (shorter) than this library's. */
+	size_t size = info->size;
+	struct sotls_info full;
+	memset(&full, 0, sizeof(full));
+	info_fill(c, &full);
+	memcpy(info, &full, INFO_FIRST_PART);
+	info->size = size;
+	if (INFO_HAS(size, max_fragment_len))
+		info->max_fragment_len = full.max_fragment_len;
 	return 0;
 }
 

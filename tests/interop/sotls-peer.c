@@ -152,7 +152,7 @@ int main(int argc, char **argv)
 		sotls_conn_free(c);
 		return 1;
 	}
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	printf("HANDSHAKE %s %s %s\n", info.suite,
 	       info.tx_path == SOTLS_PATH_USERSPACE ? "userspace" : "kernel",

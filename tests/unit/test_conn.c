@@ -77,6 +77,7 @@ static void *server_main(void *arg)
 	s->hs_rc = sotls_handshake(c);
 	snprintf(s->detail, sizeof(s->detail), "%s", sotls_conn_error_detail(c));
 	if (s->hs_rc == 0) {
+		s->info = (struct sotls_info)SOTLS_INFO_INIT;
 		sotls_get_info(c, &s->info);
 		if (s->send_after_hs && sotls_send(c, "greetings", 9) != 9)
 			s->hs_rc = -1000;
@@ -162,7 +163,7 @@ static void test_all_suites(void **state)
 		struct sotls_conn *c;
 		assert_int_equal(sotls_conn_new(cc, fd, &c), 0);
 		assert_int_equal(sotls_handshake(c), 0);
-		struct sotls_info info;
+		struct sotls_info info = SOTLS_INFO_INIT;
 		assert_int_equal(sotls_get_info(c, &info), 0);
 		assert_string_equal(info.suite, names[i]);
 		assert_string_equal(info.version, "TLSv1.2");
@@ -327,10 +328,27 @@ static void test_config_rules(void **state)
 	assert_int_equal(sotls_config_set_ktls(cfg, SOTLS_KTLS_OFF), SOTLS_ERR_BAD_STATE);
 	/* the config outlives its creator's reference */
 	sotls_config_free(cfg);
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	assert_int_equal(sotls_get_info(c, &info), 0);
 	assert_int_equal(info.tx_path, SOTLS_PATH_NONE);
 	assert_string_equal(info.suite, "");
+	assert_int_equal(info.size, sizeof(info));
+	/* A caller built against an older, shorter struct: only its fields
+	 * are written, its size is kept; shorter than the first part, or no
+	 * size at all, is refused. */
+	struct sotls_info old = SOTLS_INFO_INIT;
+	size_t first_part = offsetof(struct sotls_info, sendfile_buffer_bytes) + sizeof(size_t);
+	old.size = first_part;
+	old.max_fragment_len = 0x5a5a;
+	assert_int_equal(sotls_get_info(c, &old), 0);
+	assert_int_equal(old.size, first_part);
+	assert_int_equal(old.max_fragment_len, 0x5a5a);
+	assert_int_equal(old.peer_alert, -1);
+	old.size = first_part - 1;
+	assert_int_equal(sotls_get_info(c, &old), SOTLS_ERR_INVALID_ARGUMENT);
+	struct sotls_info unsized;
+	memset(&unsized, 0, sizeof(unsized));
+	assert_int_equal(sotls_get_info(c, &unsized), SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_shutdown(c), SOTLS_ERR_BAD_STATE);
 	sotls_conn_free(c);
 	close(fd[0]);
@@ -504,7 +522,7 @@ static void aes_pair(bool rsa, const char *server_suites, const char *client_sui
 	if (rc != 0)
 		fail_msg("handshake for %s: %s; %s", want, sotls_strerror(rc),
 			 sotls_conn_error_detail(c));
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	assert_int_equal(sotls_get_info(c, &info), 0);
 	assert_string_equal(info.suite, want);
 	assert_string_equal(info.version, "TLSv1.2");
