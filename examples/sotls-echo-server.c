@@ -89,11 +89,12 @@ static int serve(struct client *cl)
 	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	if (g_verbose)
-		printf("client %d (%s): %s %s, TX %s (%s), RX %s (%s), AEAD %s\n", cl->id, cl->peer,
-		       info.version, info.suite,
+		printf("client %d (%s): %s %s, TX %s (%s), RX %s (%s), AEAD %s, "
+		       "max_fragment_length %u\n",
+		       cl->id, cl->peer, info.version, info.suite,
 		       info.tx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace", info.tx_reason,
 		       info.rx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace", info.rx_reason,
-		       info.aead_impl);
+		       info.aead_impl, (unsigned)info.max_fragment_len);
 	fflush(stdout);
 
 	for (;;) {

@@ -191,6 +191,25 @@ SOTLS_API int sotls_config_set_suites(struct sotls_config *cfg, const char *list
 SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_policy policy);
 
 /* ------------------------------------------------------------------------ */
+/* Record sizes and the key log                                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Client: asks the server for records of at most len plaintext bytes (RFC
+ * 6066 §4 max_fragment_length): 512, 1024, 2048 or 4096; 0 (the default)
+ * asks nothing. Once the server agrees, every record either side sends,
+ * the handshake's own included, carries at most len bytes, and a larger
+ * record from the peer is a record_overflow. A server always agrees to what
+ * a client asks and honours it the same way (nothing to set). The kernel
+ * cannot (Linux 6.1's kTLS cuts records at 2^14 and takes any record up to
+ * 2^14), so a connection with max_fragment_length keeps both directions in
+ * userspace and sotls_info says why (SOTLS_KTLS_REQUIRE then fails).
+ * Errors: SOTLS_ERR_INVALID_ARGUMENT (another len, or a server
+ * configuration), SOTLS_ERR_BAD_STATE (in use).
+ */
+SOTLS_API int sotls_config_set_max_fragment_length(struct sotls_config *cfg, unsigned len);
+
+/* ------------------------------------------------------------------------ */
 /* Connections                                                               */
 /* ------------------------------------------------------------------------ */
 

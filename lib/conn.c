@@ -40,6 +40,7 @@ struct sotls_conn {
 	struct sotls_record *rec;
 	struct sotls_io *io; /* sotls_sendfile's ring and buffers, made on first use */
 	char detail[256];
+	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
 };
 
 SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn **out)
@@ -117,7 +118,7 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 	struct sotls_kchoice kc;
 	int rc = 0;
 
-	sotls_kconn_install(c->fd, c->cfg->ktls, alg, txk, rxk, &kc);
+	sotls_kconn_install(c->fd, c->cfg->ktls, alg, txk, rxk, res->max_frag_len, &kc);
 	if (!kc.tx || !kc.rx) {
 		struct sotls_rec_keys t = {txk->key, txk->salt, txk->seq};
 		struct sotls_rec_keys r = {rxk->key, rxk->salt, rxk->seq};
@@ -135,6 +136,8 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 			}
 			if (kc.rx)
 				sotls_aead_clear(&c->rec->rx.aead);
+			if (res->max_frag_len != 0)
+				c->rec->max_plain = res->max_frag_len;
 		}
 	}
 	sotls_wipe(&res->kb, sizeof(res->kb));
@@ -147,6 +150,7 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 	c->suite = res->suite;
 	c->tx_reason = kc.tx_reason;
 	c->rx_reason = kc.rx_reason;
+	c->max_frag_len = res->max_frag_len;
 	return 0;
 }
 
@@ -377,6 +381,7 @@ SOTLS_API void sotls_conn_free(struct sotls_conn *c)
 static void info_fill(const struct sotls_conn *c, struct sotls_info *info)
 {
 	info->size = sizeof(*info);
+	info->max_fragment_len = c->max_frag_len;
 	info->suite = "";
 	info->version = "";
 	info->tx_reason = "";

@@ -298,3 +298,17 @@ SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_po
 	cfg->ktls = policy;
 	return 0;
 }
+
+SOTLS_API int sotls_config_set_max_fragment_length(struct sotls_config *cfg, unsigned len)
+{
+	int rc = writable(cfg);
+	if (rc != 0)
+		return rc;
+	/* RFC 6066 §4: "The allowed values for this field are: 2^9, 2^10,
+	 * 2^11, and 2^12"; only a client asks for one. */
+	if (cfg->role != SOTLS_ROLE_CLIENT ||
+	    (len != 0 && len != 512 && len != 1024 && len != 2048 && len != 4096))
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	cfg->max_frag_len = (uint16_t)len;
+	return 0;
+}

@@ -97,6 +97,9 @@ struct sotls_config {
 	atomic_bool built;
 	int build_err;
 	mbedtls_ssl_config conf;
+
+	/* sotls_config_set_max_fragment_length: 0 or 512 ... 4096. */
+	uint16_t max_frag_len;
 };
 
 /* Makes cfg read-only, builds its mbedTLS configuration the first time and
@@ -116,6 +119,7 @@ struct sotls_hs_result {
 	struct sotls_key_block kb;
 	uint64_t client_seq; /* next sequence number of the client's records */
 	uint64_t server_seq;
+	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
 };
 
 /* Sets up mbedTLS for one connection. Returns 0 or a negative code, with a

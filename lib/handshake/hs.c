@@ -162,6 +162,7 @@ void sotls_hs_free(struct sotls_hs *hs)
 		return;
 	mbedtls_ssl_free(&hs->ssl);
 	sotls_hs_reader_free(&hs->rd);
+	free(hs->frag);
 	if (hs->real_hello != NULL) {
 		sotls_wipe(hs->real_hello, hs->real_hello_len);
 		free(hs->real_hello);
@@ -249,8 +250,17 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 		return failed(hs, MBEDTLS_ERR_SSL_INTERNAL_ERROR, detail, detail_len, sys_errno);
 	}
 
+	if (hs->server && hs->mfl != 0 &&
+	    mbedtls_ssl_get_max_out_record_payload(&hs->ssl) != (int)hs->mfl) {
+		/* hello_check.c took the client's request as agreed. */
+		sotls_hs_fail(hs, SOTLS_ERR_INTERNAL, SOTLS_ALERT_INTERNAL_ERROR,
+			      "mbedTLS did not agree to max_fragment_length %u", hs->mfl);
+		return failed(hs, MBEDTLS_ERR_SSL_INTERNAL_ERROR, detail, detail_len, sys_errno);
+	}
+
 	memset(res, 0, sizeof(*res));
 	res->suite = suite;
+	res->max_frag_len = hs->mfl;
 	int rc = sotls_derive_key_block(suite, hs->master, hs->client_random, hs->server_random,
 					&res->kb);
 	sotls_wipe(hs->master, sizeof(hs->master));

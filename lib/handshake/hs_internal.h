@@ -104,6 +104,19 @@ struct sotls_hs {
 	uint8_t master[48];
 	uint8_t client_random[32];
 	uint8_t server_random[32];
+
+	/* RFC 6066 §4 max_fragment_length, in bytes, once both hellos agree on
+	 * it (hello_check.c): 0 until then. Records read after that are held
+	 * to it (hs_reader.c), and mbedTLS's handshake records, which it
+	 * never cuts itself in TLS, are cut to it on the way out. */
+	uint16_t mfl;
+	bool out_ccs;	   /* our ChangeCipherSpec went out: what follows is sealed */
+	uint8_t *frag;	   /* an oversized record of mbedTLS's, cut into records */
+	size_t frag_len, frag_sent;
+	size_t frag_src;   /* the length of mbedTLS's record it stands for */
+
+	/* The connection, for the key log callback (keylog.c). */
+	const struct sotls_conn *conn;
 };
 
 /* The mbedTLS BIO callbacks (hs_reader.c); ctx is the sotls_hs. */

@@ -68,6 +68,14 @@ static int build(struct sotls_config *cfg)
 	} else {
 		mbedtls_ssl_conf_authmode(conf, MBEDTLS_SSL_VERIFY_NONE);
 	}
+	if (cfg->max_frag_len != 0) {
+		/* RFC 6066 §4 codes: 2^(8+code) bytes. */
+		unsigned char code = 1;
+		while ((512u << (code - 1)) < cfg->max_frag_len)
+			code++;
+		if (mbedtls_ssl_conf_max_frag_len(conf, code) != 0)
+			return SOTLS_ERR_INTERNAL;
+	}
 	if (cfg->have_chain) {
 		mrc = mbedtls_ssl_conf_own_cert(conf, &cfg->chain, &cfg->key);
 		if (mrc != 0)

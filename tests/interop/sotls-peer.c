@@ -3,6 +3,7 @@
  * connection), it sends a file and receives into a file at the same time
  * (non-blocking, poll), then closes with close_notify and reports on stdout:
  *   HANDSHAKE <suite> <tx path> <rx path>
+ *   MAX_FRAGMENT_LENGTH <negotiated bytes, 0 if none>
  *   END close_notify|truncated|error <code> <detail>   (how the peer's side ended)
  * Exit status 0 only if everything was sent, --expect bytes arrived and both
  * close_notify alerts were exchanged.
@@ -27,7 +28,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: sotls-peer client|server --port N [--cert F --key F] [--ca F]\n"
 		"       [--servername N] [--verify] [--cipher LIST] [--send FILE]\n"
-		"       [--recv FILE] [--expect N] [--port-file F] [--wait-close]\n");
+		"       [--recv FILE] [--expect N] [--port-file F] [--wait-close]\n"
+		"       [--max-frag-len N]\n");
 }
 
 static uint8_t *load(const char *path, size_t *len)
@@ -57,11 +59,13 @@ int main(int argc, char **argv)
 		{"servername", required_argument, NULL, 'n'}, {"verify", no_argument, NULL, 'v'},
 		{"cipher", required_argument, NULL, 's'},    {"send", required_argument, NULL, 'S'},
 		{"recv", required_argument, NULL, 'R'},	     {"expect", required_argument, NULL, 'e'},
-		{"port-file", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0},
+		{"port-file", required_argument, NULL, 'f'}, {"max-frag-len", required_argument, NULL, 'm'},
+		{NULL, 0, NULL, 0},
 	};
 	const char *cert = NULL, *key = NULL, *ca = NULL, *sni = NULL, *cipher = NULL;
 	const char *send_path = NULL, *recv_path = NULL, *port_file = NULL;
 	int port = 0, verify = 0, opt;
+	unsigned max_frag = 0;
 	size_t expect = 0;
 
 	if (argc < 2 || (strcmp(argv[1], "client") != 0 && strcmp(argv[1], "server") != 0)) {
@@ -83,6 +87,7 @@ int main(int argc, char **argv)
 		case 'R': recv_path = optarg; break;
 		case 'e': expect = strtoull(optarg, NULL, 10); break;
 		case 'f': port_file = optarg; break;
+		case 'm': max_frag = (unsigned)strtoul(optarg, NULL, 10); break;
 		default: usage(); return 2;
 		}
 	}
@@ -101,6 +106,8 @@ int main(int argc, char **argv)
 		rc = sotls_config_set_server_name(cfg, sni);
 	if (rc == 0 && cipher && (rc = sotls_config_set_suites(cfg, cipher)) != 0)
 		fprintf(stderr, "cipher: %s\n", sotls_strerror(rc));
+	if (rc == 0 && max_frag && (rc = sotls_config_set_max_fragment_length(cfg, max_frag)) != 0)
+		fprintf(stderr, "max-frag-len: %s\n", sotls_strerror(rc));
 	if (rc != 0)
 		return 2;
 
@@ -157,6 +164,7 @@ int main(int argc, char **argv)
 	printf("HANDSHAKE %s %s %s\n", info.suite,
 	       info.tx_path == SOTLS_PATH_USERSPACE ? "userspace" : "kernel",
 	       info.rx_path == SOTLS_PATH_USERSPACE ? "userspace" : "kernel");
+	printf("MAX_FRAGMENT_LENGTH %u\n", (unsigned)info.max_fragment_len);
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	size_t sent = 0, got = 0;

@@ -311,6 +311,14 @@ static void test_config_rules(void **state)
 	/* a server needs a certificate */
 	assert_int_equal(sotls_conn_new(cfg, fd[0], &c), SOTLS_ERR_BAD_STATE);
 	assert_int_equal(sotls_config_set_suites(cfg, "RC4-MD5"), SOTLS_ERR_UNKNOWN_SUITE);
+	/* max_fragment_length is a client's request, of four lengths only. */
+	assert_int_equal(sotls_config_set_max_fragment_length(cfg, 512), SOTLS_ERR_INVALID_ARGUMENT);
+	struct sotls_config *ccfg = sotls_config_new(SOTLS_ROLE_CLIENT);
+	assert_int_equal(sotls_config_set_max_fragment_length(ccfg, 1000), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_config_set_max_fragment_length(ccfg, 8192), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_config_set_max_fragment_length(ccfg, 4096), 0);
+	assert_int_equal(sotls_config_set_max_fragment_length(ccfg, 0), 0);
+	sotls_config_free(ccfg);
 	assert_int_equal(sotls_config_set_cert_mem(cfg, "junk", 4, "junk", 4), SOTLS_ERR_CERT_LOAD);
 	/* a key that does not belong to the certificate */
 	assert_int_equal(sotls_config_set_cert_mem(cfg, g_cert, strlen(g_cert) + 1, g_key2,
