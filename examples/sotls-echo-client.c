@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 
+#include "keylog_env.h"
 #include "sotls.h"
 
 /* ": detail" when the connection has one, else "". */
@@ -358,7 +359,7 @@ int main(int argc, char **argv)
 
 	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_CLIENT);
 	int rc = 0;
-	if (cfg == NULL)
+	if (cfg == NULL || keylog_from_env(cfg) != 0)
 		return 1;
 	if (insecure || no_name_check)
 		rc = sotls_config_set_verify(cfg, insecure ? SOTLS_VERIFY_NONE : SOTLS_VERIFY_CHAIN_ONLY);

@@ -209,6 +209,21 @@ SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_po
  */
 SOTLS_API int sotls_config_set_max_fragment_length(struct sotls_config *cfg, unsigned len);
 
+/*
+ * Key log, for debugging with Wireshark/tshark: cb gets one line per
+ * connection in the NSS key log format (SSLKEYLOGFILE),
+ *   CLIENT_RANDOM <client random, 64 hex digits> <master secret, 96 hex digits>
+ * without a newline, during sotls_handshake, as soon as the master secret
+ * exists (before the Finished messages are checked, so a failing handshake
+ * can be decrypted too). Whoever holds the line can decrypt the whole
+ * connection: never log in production. The line is wiped when cb returns,
+ * so copy what you keep. cb runs on the thread doing the handshake, so with
+ * a configuration shared by threads it must be thread-safe. NULL (the
+ * default) logs nothing. Error: SOTLS_ERR_BAD_STATE (in use).
+ */
+typedef void (*sotls_keylog_cb)(const struct sotls_conn *c, const char *line, void *arg);
+SOTLS_API int sotls_config_set_keylog(struct sotls_config *cfg, sotls_keylog_cb cb, void *arg);
+
 /* ------------------------------------------------------------------------ */
 /* Connections                                                               */
 /* ------------------------------------------------------------------------ */

@@ -165,7 +165,7 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 
 	if (c->hs == NULL) {
 		const char *name = c->server_name ? c->server_name : c->cfg->server_name;
-		int rc = sotls_hs_new(&c->hs, c->cfg, c->fd, name, c->detail, sizeof(c->detail));
+		int rc = sotls_hs_new(&c->hs, c->cfg, c, c->fd, name, c->detail, sizeof(c->detail));
 		if (rc != 0)
 			return conn_fail(c, rc);
 	}

@@ -312,3 +312,13 @@ SOTLS_API int sotls_config_set_max_fragment_length(struct sotls_config *cfg, uns
 	cfg->max_frag_len = (uint16_t)len;
 	return 0;
 }
+
+SOTLS_API int sotls_config_set_keylog(struct sotls_config *cfg, sotls_keylog_cb cb, void *arg)
+{
+	int rc = writable(cfg);
+	if (rc != 0)
+		return rc;
+	cfg->keylog_cb = cb;
+	cfg->keylog_arg = cb != NULL ? arg : NULL;
+	return 0;
+}

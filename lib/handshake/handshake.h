@@ -100,6 +100,10 @@ struct sotls_config {
 
 	/* sotls_config_set_max_fragment_length: 0 or 512 ... 4096. */
 	uint16_t max_frag_len;
+
+	/* sotls_config_set_keylog (keylog.c); NULL: none. */
+	sotls_keylog_cb keylog_cb;
+	void *keylog_arg;
 };
 
 /* Makes cfg read-only, builds its mbedTLS configuration the first time and
@@ -122,10 +126,10 @@ struct sotls_hs_result {
 	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
 };
 
-/* Sets up mbedTLS for one connection. Returns 0 or a negative code, with a
- * message in detail. */
-int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, int fd,
-		 const char *server_name, char *detail, size_t detail_len);
+/* Sets up mbedTLS for one connection (conn: what the key log callback is
+ * told). Returns 0 or a negative code, with a message in detail. */
+int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, const struct sotls_conn *conn,
+		 int fd, const char *server_name, char *detail, size_t detail_len);
 
 /*
  * Advances the handshake: 0 when complete (res filled, mbedTLS's state

@@ -10,8 +10,9 @@
  *   writes (hs_internal.h states its invariants).
  * - mbedTLS is stepped one state at a time, so sotls can act between the
  *   hello and the next message (see after_step).
- * - Keys: the export callback saves the master secret and randoms; the key
- *   block is derived with the suite's PRF (prf.c).
+ * - Keys: the export callback saves the master secret and randoms (and
+ *   hands them to the key log, keylog.c); the key block is derived with the
+ *   suite's PRF (prf.c).
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ static void export_keys(void *ctx, mbedtls_ssl_key_export_type type, const unsig
 	memcpy(hs->client_random, client_random, 32);
 	memcpy(hs->server_random, server_random, 32);
 	hs->exported = true;
+	sotls_hs_keylog(hs);
 }
 
 /* ---- the server's name ---- */
@@ -124,13 +126,14 @@ static int set_name(struct sotls_hs *hs, const char *name, char *detail, size_t 
 
 /* ---- set-up ---- */
 
-int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, int fd,
-		 const char *server_name, char *detail, size_t detail_len)
+int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, const struct sotls_conn *conn,
+		 int fd, const char *server_name, char *detail, size_t detail_len)
 {
 	struct sotls_hs *hs = calloc(1, sizeof(*hs));
 	if (hs == NULL)
 		return SOTLS_ERR_OUT_OF_MEMORY;
 	hs->cfg = cfg;
+	hs->conn = conn;
 	hs->fd = fd;
 	hs->server = cfg->role == SOTLS_ROLE_SERVER;
 	hs->fail_alert = -1;

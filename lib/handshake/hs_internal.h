@@ -138,6 +138,10 @@ int sotls_hs_fail(struct sotls_hs *hs, int err, int alert, const char *fmt, ...)
 int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len);
 int sotls_hs_check_server_hello(struct sotls_hs *hs, const uint8_t *msg, size_t len);
 
+/* The NSS key log line for this handshake to the configuration's callback,
+ * if it has one (keylog.c). */
+void sotls_hs_keylog(const struct sotls_hs *hs);
+
 /* The alert for an mbedTLS failure that mbedTLS did not announce itself, and
  * the sotls code and detail (hs_alert.c). */
 int sotls_hs_map_error(struct sotls_hs *hs, int mrc, int *alert, char *detail, size_t len,

@@ -148,6 +148,21 @@ static void echo(struct sotls_conn *c, size_t len)
 	free(got);
 }
 
+/* Echoes len bytes, closes with close_notify both ways, frees the client
+ * and its configuration, waits for the server: it must have ended cleanly. */
+static void echo_and_close(struct sotls_conn *c, struct sotls_config *cc, struct side *s,
+			   pthread_t t, int fd, size_t len)
+{
+	echo(c, len);
+	assert_int_equal(sotls_shutdown(c), 0);
+	uint8_t b[16];
+	assert_int_equal(sotls_recv(c, b, sizeof(b)), 0); /* server's close_notify */
+	sotls_conn_free(c);
+	sotls_config_free(cc);
+	finish_server(s, t, fd);
+	assert_int_equal(s->hs_rc, 0);
+}
+
 static void test_all_suites(void **state)
 {
 	(void)state;
@@ -173,18 +188,70 @@ static void test_all_suites(void **state)
 		assert_non_null(strstr(info.tx_reason, "not a TCP socket"));
 		assert_non_null(strstr(info.rx_reason, "not a TCP socket"));
 		assert_true(strlen(info.aead_impl) > 0);
-		echo(c, 1000000);
-		assert_int_equal(sotls_shutdown(c), 0);
-		uint8_t b[16];
-		assert_int_equal(sotls_recv(c, b, sizeof(b)), 0); /* server's close_notify */
-		sotls_conn_free(c);
-		sotls_config_free(cc);
-		finish_server(&s, t, fd);
-		assert_int_equal(s.hs_rc, 0);
+		echo_and_close(c, cc, &s, t, fd, 1000000);
 		assert_int_equal(s.echo_bytes, 1000000);
 		assert_string_equal(s.info.suite, names[i]);
 		sotls_config_free(s.cfg);
 	}
+}
+
+/* What a key log callback saw. */
+struct keylog_seen {
+	int calls;
+	const struct sotls_conn *conn;
+	char line[256];
+};
+
+static void keylog_cb(const struct sotls_conn *c, const char *line, void *arg)
+{
+	struct keylog_seen *k = arg;
+	k->calls++;
+	k->conn = c;
+	snprintf(k->line, sizeof(k->line), "%s", line);
+}
+
+/* NSS key log format: "CLIENT_RANDOM " 64 hex digits, a space, 96. */
+static void assert_nss_line(const char *line)
+{
+	assert_int_equal(strlen(line), 14 + 64 + 1 + 96);
+	assert_memory_equal(line, "CLIENT_RANDOM ", 14);
+	for (size_t i = 14; i < strlen(line); i++)
+		assert_true(i == 14 + 64 ? line[i] == ' ' : strchr("0123456789abcdef", line[i]) != NULL);
+}
+
+/* Both sides log the same line, once, naming their connection; a callback
+ * set and then cleared, or never set, logs nothing. */
+static void test_keylog(void **state)
+{
+	(void)state;
+	struct keylog_seen srv = {0}, cli = {0}, cleared = {0};
+	for (int round = 0; round < 2; round++) {
+		struct side s = {.cfg = server_cfg(NULL)};
+		struct sotls_config *cc = client_cfg(NULL, NULL, NULL);
+		if (round == 0) {
+			assert_int_equal(sotls_config_set_keylog(s.cfg, keylog_cb, &srv), 0);
+			assert_int_equal(sotls_config_set_keylog(cc, keylog_cb, &cli), 0);
+		} else {
+			assert_int_equal(sotls_config_set_keylog(cc, keylog_cb, &cleared), 0);
+			assert_int_equal(sotls_config_set_keylog(cc, NULL, &cleared), 0);
+		}
+		pthread_t t;
+		int fd = start_server(&s, &t);
+		struct sotls_conn *c;
+		assert_int_equal(sotls_conn_new(cc, fd, &c), 0);
+		assert_int_equal(sotls_config_set_keylog(cc, NULL, NULL), SOTLS_ERR_BAD_STATE);
+		assert_int_equal(sotls_handshake(c), 0);
+		if (round == 0)
+			assert_ptr_equal(cli.conn, c);
+		echo_and_close(c, cc, &s, t, fd, 1000);
+		sotls_config_free(s.cfg);
+	}
+	assert_int_equal(srv.calls, 1);
+	assert_int_equal(cli.calls, 1);
+	assert_int_equal(cleared.calls, 0);
+	assert_nss_line(cli.line);
+	assert_string_equal(srv.line, cli.line);
+	assert_non_null(srv.conn);
 }
 
 static void test_data_right_behind_finished(void **state)
@@ -611,6 +678,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_suites),
 		cmocka_unit_test(test_data_right_behind_finished),
+		cmocka_unit_test(test_keylog),
 		cmocka_unit_test(test_wrong_ca),
 		cmocka_unit_test(test_wrong_name),
 		cmocka_unit_test(test_no_shared_suite),
