@@ -310,7 +310,7 @@ static struct result run(enum method m, int file_fd, uint64_t size)
 		r.seconds = now() - t0;
 		r.cpu = cpu_seconds(&r.sys) - c0;
 		r.sys -= s0;
-		struct sotls_info info;
+		struct sotls_info info = SOTLS_INFO_INIT;
 		sotls_get_info(c, &info);
 		snprintf(r.path, sizeof(r.path), "%s",
 			 m == M_NAIVE || m == M_KNAIVE || m == M_FLOOR ? info.aead_impl

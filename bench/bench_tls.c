@@ -615,6 +615,7 @@ static void *end_main(void *arg)
 		atomic_store(&r->failed, true);
 		shutdown(e->fd, SHUT_RDWR);
 	} else if (p->s != NULL) {
+		e->info = (struct sotls_info)SOTLS_INFO_INIT;
 		sotls_get_info(p->s, &e->info);
 	}
 	pthread_barrier_wait(&r->barrier);

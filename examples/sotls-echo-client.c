@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 
+#include "keylog_env.h"
 #include "sotls.h"
 
 /* ": detail" when the connection has one, else "". */
@@ -55,6 +56,8 @@ static void usage(FILE *f)
 		"  --bytes N         send N random bytes (K/M/G suffixes ok), verify the echo,\n"
 		"                    report throughput; without it: echo stdin to stdout\n"
 		"  --ktls MODE       auto | off | require (default auto)\n"
+		"  --max-frag-len N  ask for records of at most N bytes (RFC 6066): 512, 1024,\n"
+		"                    2048 or 4096\n"
 		"  --quiet           print only the result line and errors\n"
 		"  --help            this text\n");
 }
@@ -234,13 +237,15 @@ static int run_bytes(struct sotls_conn *c, int fd, unsigned long long total)
 	double secs = now() - t0;
 	int closed = close_cleanly(c, fd);
 
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	double gbps = secs > 0 ? (double)total * 8 / secs / 1e9 : 0;
 	if (!g_quiet)
-		printf("suite: %s (%s)\nTX path: %s (%s)\nRX path: %s (%s)\nAEAD: %s\n",
+		printf("suite: %s (%s)\nTX path: %s (%s)\nRX path: %s (%s)\nAEAD: %s\n"
+		       "max_fragment_length: %u\n",
 		       info.suite, info.version, path_name(info.tx_path), info.tx_reason,
-		       path_name(info.rx_path), info.rx_reason, info.aead_impl);
+		       path_name(info.rx_path), info.rx_reason, info.aead_impl,
+		       (unsigned)info.max_fragment_len);
 	printf("%llu bytes echoed and verified in %.3f s: %.2f Gbit/s each way%s\n", total, secs,
 	       gbps, closed == 0 ? ", closed with close_notify both ways" : "");
 	free(pattern);
@@ -299,10 +304,12 @@ int main(int argc, char **argv)
 		{"servername", required_argument, NULL, 'n'},
 		{"cipher", required_argument, NULL, 's'}, {"bytes", required_argument, NULL, 'b'},
 		{"ktls", required_argument, NULL, 't'},	  {"quiet", no_argument, NULL, 'q'},
+		{"max-frag-len", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
 	const char *host = "127.0.0.1", *port = "4433", *ca = NULL, *sni = NULL, *cipher = NULL;
 	int insecure = 0, no_name_check = 0, opt, have_bytes = 0;
+	unsigned max_frag = 0;
 	unsigned long long bytes = 0;
 	enum sotls_ktls_policy ktls = SOTLS_KTLS_AUTO;
 
@@ -334,6 +341,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'm': max_frag = (unsigned)strtoul(optarg, NULL, 10); break;
 		case 'q': g_quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -351,7 +359,7 @@ int main(int argc, char **argv)
 
 	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_CLIENT);
 	int rc = 0;
-	if (cfg == NULL)
+	if (cfg == NULL || keylog_from_env(cfg) != 0)
 		return 1;
 	if (insecure || no_name_check)
 		rc = sotls_config_set_verify(cfg, insecure ? SOTLS_VERIFY_NONE : SOTLS_VERIFY_CHAIN_ONLY);
@@ -365,6 +373,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "--cipher %s: %s\n", cipher, sotls_strerror(rc));
 	if (rc == 0)
 		rc = sotls_config_set_ktls(cfg, ktls);
+	if (rc == 0 && (rc = sotls_config_set_max_fragment_length(cfg, max_frag)) != 0)
+		fprintf(stderr, "--max-frag-len: 512, 1024, 2048 or 4096\n");
 	if (rc != 0)
 		return 2;
 

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "keylog_env.h"
 #include "server_limits.h"
 #include "server_setup.h"
 #include "sotls.h"
@@ -86,14 +87,15 @@ static int serve(struct client *cl)
 			expired ? "" : sotls_conn_error_detail(c));
 		goto out;
 	}
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	if (g_verbose)
-		printf("client %d (%s): %s %s, TX %s (%s), RX %s (%s), AEAD %s\n", cl->id, cl->peer,
-		       info.version, info.suite,
+		printf("client %d (%s): %s %s, TX %s (%s), RX %s (%s), AEAD %s, "
+		       "max_fragment_length %u\n",
+		       cl->id, cl->peer, info.version, info.suite,
 		       info.tx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace", info.tx_reason,
 		       info.rx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace", info.rx_reason,
-		       info.aead_impl);
+		       info.aead_impl, (unsigned)info.max_fragment_len);
 	fflush(stdout);
 
 	for (;;) {
@@ -193,7 +195,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	if (g_cfg == NULL)
+	if (g_cfg == NULL || keylog_from_env(g_cfg) != 0)
 		return 1;
 	int rc = server_cert_setup(g_cfg, cert, key, g_verbose, "--insecure");
 	if (rc == SERVER_CERT_EPHEMERAL_FAILED)

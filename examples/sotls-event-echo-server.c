@@ -39,6 +39,7 @@
 #include "ephemeral_cert.h"
 #include "proc_status.h"
 #include "server_limits.h"
+#include "keylog_env.h"
 #include "server_setup.h"
 #include "sotls.h"
 
@@ -371,9 +372,9 @@ int main(int argc, char **argv)
 	if (ephemeral_cert("localhost", cert, sizeof(cert), key, sizeof(key)) != 0)
 		return 1;
 	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	int rc = g_cfg == NULL ? SOTLS_ERR_OUT_OF_MEMORY
-			       : sotls_config_set_cert_mem(g_cfg, cert, strlen(cert) + 1, key,
-							   strlen(key) + 1);
+	if (g_cfg == NULL || keylog_from_env(g_cfg) != 0)
+		return 1;
+	int rc = sotls_config_set_cert_mem(g_cfg, cert, strlen(cert) + 1, key, strlen(key) + 1);
 	if (rc == 0 && cipher != NULL)
 		rc = sotls_config_set_suites(g_cfg, cipher);
 	if (rc != 0) {

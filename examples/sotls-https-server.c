@@ -44,6 +44,7 @@
 
 #include "http_request.h"
 #include "server_limits.h"
+#include "keylog_env.h"
 #include "server_setup.h"
 #include "sotls.h"
 
@@ -235,7 +236,7 @@ static int respond(struct client *cl, const struct http_request *req)
 		return -1;
 	}
 	if (g_verbose) {
-		struct sotls_info info;
+		struct sotls_info info = SOTLS_INFO_INIT;
 		sotls_get_info(cl->c, &info);
 		printf("client %d: %s %s -> 200, %lld bytes (%s)\n", id, head ? "HEAD" : "GET",
 		       req->path, (long long)st.st_size,

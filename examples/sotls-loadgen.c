@@ -33,6 +33,7 @@
 
 #include "loadgen_slowloris.h"
 #include "proc_status.h"
+#include "keylog_env.h"
 #include "sotls.h"
 
 enum state { ST_CONNECT, ST_HANDSHAKE, ST_SEND, ST_RECV, ST_SHUTDOWN, ST_WAIT_CLOSE, ST_DONE };
@@ -280,7 +281,9 @@ int main(int argc, char **argv)
 
 	/* A load test: the server's certificate is not what is being tested. */
 	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_CLIENT);
-	int rc = cfg == NULL ? SOTLS_ERR_OUT_OF_MEMORY : sotls_config_set_verify(cfg, SOTLS_VERIFY_NONE);
+	if (cfg == NULL || keylog_from_env(cfg) != 0)
+		return 1;
+	int rc = sotls_config_set_verify(cfg, SOTLS_VERIFY_NONE);
 	if (rc == 0 && cipher != NULL)
 		rc = sotls_config_set_suites(cfg, cipher);
 	if (rc != 0) {

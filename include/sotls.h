@@ -392,6 +392,40 @@ typedef int (*sotls_sni_cb)(void *arg, const char *server_name, struct sotls_cer
 SOTLS_API int sotls_config_set_sni_callback(struct sotls_config *cfg, sotls_sni_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
+/* Record sizes and the key log                                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Client: asks the server for records of at most len plaintext bytes (RFC
+ * 6066 §4 max_fragment_length): 512, 1024, 2048 or 4096; 0 (the default)
+ * asks nothing. Once the server agrees, every record either side sends,
+ * the handshake's own included, carries at most len bytes, and a larger
+ * record from the peer is a record_overflow. A server always agrees to what
+ * a client asks and honours it the same way (nothing to set). The kernel
+ * cannot (Linux 6.1's kTLS cuts records at 2^14 and takes any record up to
+ * 2^14), so a connection with max_fragment_length keeps both directions in
+ * userspace and sotls_info says why (SOTLS_KTLS_REQUIRE then fails).
+ * Errors: SOTLS_ERR_INVALID_ARGUMENT (another len, or a server
+ * configuration), SOTLS_ERR_BAD_STATE (in use).
+ */
+SOTLS_API int sotls_config_set_max_fragment_length(struct sotls_config *cfg, unsigned len);
+
+/*
+ * Key log, for debugging with Wireshark/tshark: cb gets one line per
+ * connection in the NSS key log format (SSLKEYLOGFILE),
+ *   CLIENT_RANDOM <client random, 64 hex digits> <master secret, 96 hex digits>
+ * without a newline, during sotls_handshake, as soon as the master secret
+ * exists (before the Finished messages are checked, so a failing handshake
+ * can be decrypted too). Whoever holds the line can decrypt the whole
+ * connection: never log in production. The line is wiped when cb returns,
+ * so copy what you keep. cb runs on the thread doing the handshake, so with
+ * a configuration shared by threads it must be thread-safe. NULL (the
+ * default) logs nothing. Error: SOTLS_ERR_BAD_STATE (in use).
+ */
+typedef void (*sotls_keylog_cb)(const struct sotls_conn *c, const char *line, void *arg);
+SOTLS_API int sotls_config_set_keylog(struct sotls_config *cfg, sotls_keylog_cb cb, void *arg);
+
+/* ------------------------------------------------------------------------ */
 /* Connections                                                               */
 /* ------------------------------------------------------------------------ */
 
@@ -533,8 +567,22 @@ enum sotls_path {
 	SOTLS_PATH_KERNEL = 2,	  /* kernel TLS (SOL_TLS) */
 };
 
-/* Facts about a connection. All strings are static and never NULL. */
+/*
+ * Facts about a connection. The struct grows at its end from one release to
+ * the next without breaking binaries built against an older sotls.h: the
+ * caller says how large its struct is in `size` (SOTLS_INFO_INIT does it)
+ * and sotls_get_info() fills only the fields that fit in those bytes,
+ * leaving the others (and `size`) as the caller set them. Fields, in order:
+ *   size, suite, suite_id, version, tx_path, rx_path, tx_reason, rx_reason,
+ *   aead_impl, peer_alert, tx_records, rx_records, sendfile_path,
+ *   sendfile_reason, sendfile_buffer_bytes (the first part: every
+ *   libsotls.so.1 fills these), then max_fragment_len.
+ * All strings are static and never NULL.
+ */
 struct sotls_info {
+	/* sizeof(struct sotls_info) as the caller was compiled: set before
+	 * calling sotls_get_info(). */
+	size_t size;
 	const char *suite;	 /* IANA name, e.g. "TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256" */
 	uint16_t suite_id;	 /* e.g. 0xC05C */
 	const char *version;	 /* "TLSv1.2" */
@@ -577,10 +625,19 @@ struct sotls_info {
 	/* Certificates in the peer's chain (sotls_conn_peer_cert), 0 if it
 	 * sent none. */
 	size_t peer_chain_len;
+	/* The max_fragment_length both sides agreed on (RFC 6066 §4), in
+	 * plaintext bytes per record: 512, 1024, 2048 or 4096; 0 if none (then
+	 * records carry up to 2^14 bytes). */
+	uint16_t max_fragment_len;
 };
 
-/* Fills *info. Before the handshake completes the strings are "" (paths
- * NONE). Returns 0 or SOTLS_ERR_INVALID_ARGUMENT. */
+/* A struct sotls_info ready for sotls_get_info(): size set, the rest zero. */
+#define SOTLS_INFO_INIT {.size = sizeof(struct sotls_info)}
+
+/* Fills the fields of *info that fit in info->size bytes (see above). Before
+ * the handshake completes the strings are "" (paths NONE). Returns 0, or
+ * SOTLS_ERR_INVALID_ARGUMENT (NULL, or info->size smaller than the first
+ * part: a struct not made with SOTLS_INFO_INIT or sizeof). */
 SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info);
 
 /* Human-readable detail about the connection's last failure (e.g. the

@@ -4,6 +4,7 @@
  * policy: conn_ktls.c), and routes send, recv and shutdown to that path.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,7 @@ struct sotls_conn {
 	char *alpn;
 	char *sni;
 	int cert_index;
+	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
 };
 
 SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn **out)
@@ -126,7 +128,7 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 	struct sotls_kchoice kc;
 	int rc = 0;
 
-	sotls_kconn_install(c->fd, c->cfg->ktls, alg, txk, rxk, &kc);
+	sotls_kconn_install(c->fd, c->cfg->ktls, alg, txk, rxk, res->max_frag_len, &kc);
 	if (!kc.tx || !kc.rx) {
 		struct sotls_rec_keys t = {txk->key, txk->salt, txk->seq};
 		struct sotls_rec_keys r = {rxk->key, rxk->salt, rxk->seq};
@@ -146,6 +148,8 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 			}
 			if (kc.rx)
 				sotls_aead_clear(&c->rec->rx.aead);
+			if (res->max_frag_len != 0)
+				c->rec->max_plain = res->max_frag_len;
 		}
 	}
 	sotls_wipe(&res->kb, sizeof(res->kb));
@@ -160,6 +164,7 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 	c->suite = res->suite;
 	c->tx_reason = kc.tx_reason;
 	c->rx_reason = kc.rx_reason;
+	c->max_frag_len = res->max_frag_len;
 	return 0;
 }
 
@@ -174,10 +179,9 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 
 	if (c->hs == NULL) {
 		const char *name = c->server_name ? c->server_name : c->cfg->server_name;
-		int rc = sotls_hs_new(&c->hs, c->cfg, c->fd, name, c->detail, sizeof(c->detail));
+		int rc = sotls_hs_new(&c->hs, c->cfg, c, c->fd, name, c->detail, sizeof(c->detail));
 		if (rc != 0)
 			return conn_fail(c, rc);
-		sotls_hs_set_conn(c->hs, c);
 	}
 
 	struct sotls_hs_result res;
@@ -440,11 +444,19 @@ SOTLS_API void sotls_conn_free(struct sotls_conn *c)
 	free(c);
 }
 
-SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info)
+/* The first part of struct sotls_info: what every caller's struct holds. */
+#define INFO_FIRST_PART                                                                  \
+	(offsetof(struct sotls_info, sendfile_buffer_bytes) +                              \
+	 sizeof(((struct sotls_info *)0)->sendfile_buffer_bytes))
+/* Whether a caller's struct of `size` bytes holds the whole field. */
+#define INFO_HAS(size, field)                                                             \
+	(offsetof(struct sotls_info, field) + sizeof(((struct sotls_info *)0)->field) <= (size))
+
+/* Every field this library knows. */
+static void info_fill(const struct sotls_conn *c, struct sotls_info *info)
 {
-	if (c == NULL || info == NULL)
-		return SOTLS_ERR_INVALID_ARGUMENT;
-	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	info->max_fragment_len = c->max_frag_len;
 	info->suite = "";
 	info->version = "";
 	info->tx_reason = "";
@@ -458,7 +470,7 @@ SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info
 	info->server_name = c->sni != NULL ? c->sni : "";
 	info->cert_index = c->cert_index;
 	if (c->suite == NULL)
-		return 0;
+		return;
 	info->suite = c->suite->iana;
 	info->suite_id = c->suite->id;
 	info->version = "TLSv1.2";
@@ -478,6 +490,33 @@ SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info
 	info->rx_records = c->k.rx ? 0 : c->rec->rx_records;
 	info->peer_verified = c->peer != NULL && c->peer->verified;
 	info->peer_chain_len = c->peer != NULL ? c->peer->n_certs : 0;
+}
+
+SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info)
+{
+	if (c == NULL || info == NULL || info->size < INFO_FIRST_PART)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	/* Built whole here, then only what fits goes to the caller, whose
+	 * struct may be older (shorter) than this library's. */
+	size_t size = info->size;
+	struct sotls_info full;
+	memset(&full, 0, sizeof(full));
+	info_fill(c, &full);
+	memcpy(info, &full, INFO_FIRST_PART);
+	info->size = size;
+	/* The fields after the first part, in their order. */
+	if (INFO_HAS(size, alpn))
+		info->alpn = full.alpn;
+	if (INFO_HAS(size, server_name))
+		info->server_name = full.server_name;
+	if (INFO_HAS(size, cert_index))
+		info->cert_index = full.cert_index;
+	if (INFO_HAS(size, peer_verified))
+		info->peer_verified = full.peer_verified;
+	if (INFO_HAS(size, peer_chain_len))
+		info->peer_chain_len = full.peer_chain_len;
+	if (INFO_HAS(size, max_fragment_len))
+		info->max_fragment_len = full.max_fragment_len;
 	return 0;
 }
 

@@ -93,11 +93,17 @@ static const char *try_dir(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg 
 
 void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_alg alg,
 			 const struct sotls_kdir_keys *tx, const struct sotls_kdir_keys *rx,
-			 struct sotls_kchoice *out)
+			 uint16_t max_frag, struct sotls_kchoice *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (policy == SOTLS_KTLS_OFF) {
 		out->tx_reason = out->rx_reason = SOTLS_KREASON_OFF;
+		return;
+	}
+	if (max_frag != 0) {
+		/* RFC 6066 §4 holds both directions to max_frag. */
+		out->tx_reason = SOTLS_KREASON_MFL_TX;
+		out->rx_reason = SOTLS_KREASON_MFL_RX;
 		return;
 	}
 	int forced = sotls_kconn_forced();

@@ -39,6 +39,12 @@ void sotls_kconn_set_test_rx_delay_us(unsigned us);
 #define SOTLS_KREASON_OFF "kTLS disabled by configuration"
 #define SOTLS_KREASON_FORCED \
 	"kTLS not tried for this direction (SOTLS_KTLS_FORCE_USERSPACE, test only)"
+/* Linux 6.1's kTLS cuts sent records at 2^14 (TLS_TX_MAX_PAYLOAD_LEN came
+ * later) and takes received records up to 2^14 with no option to lower it. */
+#define SOTLS_KREASON_MFL_TX \
+	"kTLS not tried: max_fragment_length negotiated and the kernel cannot cap the records it sends"
+#define SOTLS_KREASON_MFL_RX \
+	"kTLS not tried: max_fragment_length negotiated and the kernel cannot refuse larger records"
 
 /* What the kernel took. Reasons are static strings. */
 struct sotls_kchoice {
@@ -54,14 +60,15 @@ struct sotls_kdir_keys {
 };
 
 /*
- * Installs TLS_TX and TLS_RX on fd as the policy says (OFF: nothing) and
+ * Installs TLS_TX and TLS_RX on fd as the policy says (OFF: nothing; nor with
+ * a max_fragment_length, max_frag != 0, which the kernel cannot honour) and
  * fills *out. With nothing of the record stream read ahead and nothing
  * unsent in userspace (the caller guarantees both). Never fails: a direction
  * the kernel does not take stays in userspace with the reason.
  */
 void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_alg alg,
 			 const struct sotls_kdir_keys *tx, const struct sotls_kdir_keys *rx,
-			 struct sotls_kchoice *out);
+			 uint16_t max_frag, struct sotls_kchoice *out);
 
 /* The state of the kernel directions of one connection. */
 struct sotls_kconn {

@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential meson ninja-build pkg-config gcc clang
   liburing-dev libcmocka-dev libssl-dev openssl
   dpkg-dev xz-utils curl gnuplot-nox valgrind python3 python3-cryptography
-  libclang-rt-14-dev iproute2
+  libclang-rt-14-dev iproute2 tshark
 )
 
 missing=()
@@ -22,6 +22,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   echo "setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  # wireshark-common (tshark's) asks whether non-root users may capture:
+  # no; the key log test captures as root in its own network namespace.
+  echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi

@@ -238,3 +238,27 @@ SOTLS_API int sotls_config_set_key_usage_limit(struct sotls_config *cfg, uint64_
 	cfg->key_usage_limit = records;
 	return 0;
 }
+
+SOTLS_API int sotls_config_set_max_fragment_length(struct sotls_config *cfg, unsigned len)
+{
+	int rc = sotls_config_writable(cfg);
+	if (rc != 0)
+		return rc;
+	/* RFC 6066 §4: "The allowed values for this field are: 2^9, 2^10,
+	 * 2^11, and 2^12"; only a client asks for one. */
+	if (cfg->role != SOTLS_ROLE_CLIENT ||
+	    (len != 0 && len != 512 && len != 1024 && len != 2048 && len != 4096))
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	cfg->max_frag_len = (uint16_t)len;
+	return 0;
+}
+
+SOTLS_API int sotls_config_set_keylog(struct sotls_config *cfg, sotls_keylog_cb cb, void *arg)
+{
+	int rc = sotls_config_writable(cfg);
+	if (rc != 0)
+		return rc;
+	cfg->keylog_cb = cb;
+	cfg->keylog_arg = cb != NULL ? arg : NULL;
+	return 0;
+}

@@ -119,6 +119,13 @@ struct sotls_config {
 	void *password_arg;
 	sotls_verify_fn verify_fn;
 	void *verify_arg;
+
+	/* sotls_config_set_max_fragment_length: 0 or 512 ... 4096. */
+	uint16_t max_frag_len;
+
+	/* sotls_config_set_keylog (keylog.c); NULL: none. */
+	sotls_keylog_cb keylog_cb;
+	void *keylog_arg;
 };
 
 /* A chain and its key (sotls.h). Parsed once, shared by every connection
@@ -196,15 +203,14 @@ struct sotls_hs_result {
 	/* The peer's verified chain, subject and SANs (peer_identity.h): the
 	 * connection owns it from here; NULL if the peer sent no certificate. */
 	struct sotls_peer *peer;
+	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
 };
 
-/* Sets up mbedTLS for one connection. Returns 0 or a negative code, with a
- * message in detail. */
-int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, int fd,
-		 const char *server_name, char *detail, size_t detail_len);
-
-/* The connection the handshake belongs to, shown to the verify callback. */
-void sotls_hs_set_conn(struct sotls_hs *hs, struct sotls_conn *conn);
+/* Sets up mbedTLS for one connection (conn: what the key log and verify
+ * callbacks are shown). Returns 0 or a negative code, with a message in
+ * detail. */
+int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, struct sotls_conn *conn,
+		 int fd, const char *server_name, char *detail, size_t detail_len);
 
 /* The peer's chain once it has been verified, before the handshake hands
  * it over (for the accessors during the verify callback); NULL before. */

@@ -10,8 +10,9 @@
  *   writes (hs_internal.h states its invariants).
  * - mbedTLS is stepped one state at a time, so sotls can act between the
  *   hello and the next message (see after_step).
- * - Keys: the export callback saves the master secret and randoms; the key
- *   block is derived with the suite's PRF (prf.c).
+ * - Keys: the export callback saves the master secret and randoms (and
+ *   hands them to the key log, keylog.c); the key block is derived with the
+ *   suite's PRF (prf.c).
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@ static void export_keys(void *ctx, mbedtls_ssl_key_export_type type, const unsig
 	memcpy(hs->client_random, client_random, 32);
 	memcpy(hs->server_random, server_random, 32);
 	hs->exported = true;
+	sotls_hs_keylog(hs);
 }
 
 /* ---- the server's name ---- */
@@ -123,13 +125,14 @@ static int set_name(struct sotls_hs *hs, const char *name, char *detail, size_t 
 
 /* ---- set-up ---- */
 
-int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, int fd,
-		 const char *server_name, char *detail, size_t detail_len)
+int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, struct sotls_conn *conn,
+		 int fd, const char *server_name, char *detail, size_t detail_len)
 {
 	struct sotls_hs *hs = calloc(1, sizeof(*hs));
 	if (hs == NULL)
 		return SOTLS_ERR_OUT_OF_MEMORY;
 	hs->cfg = cfg;
+	hs->conn = conn;
 	hs->fd = fd;
 	hs->server = cfg->role == SOTLS_ROLE_SERVER;
 	hs->fail_alert = -1;
@@ -177,6 +180,7 @@ void sotls_hs_free(struct sotls_hs *hs)
 	free(hs->sh);
 	sotls_cert_free(hs->cb_cert);
 	sotls_peer_free(hs->peer);
+	free(hs->frag);
 	sotls_wipe(hs, sizeof(*hs));
 	free(hs);
 }
@@ -290,8 +294,17 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 		return failed(hs, MBEDTLS_ERR_SSL_INTERNAL_ERROR, detail, detail_len, sys_errno);
 	}
 
+	if (hs->server && hs->mfl != 0 &&
+	    mbedtls_ssl_get_max_out_record_payload(&hs->ssl) != (int)hs->mfl) {
+		/* hello_check.c took the client's request as agreed. */
+		sotls_hs_fail(hs, SOTLS_ERR_INTERNAL, SOTLS_ALERT_INTERNAL_ERROR,
+			      "mbedTLS did not agree to max_fragment_length %u", hs->mfl);
+		return failed(hs, MBEDTLS_ERR_SSL_INTERNAL_ERROR, detail, detail_len, sys_errno);
+	}
+
 	memset(res, 0, sizeof(*res));
 	res->suite = suite;
+	res->max_frag_len = hs->mfl;
 	int rc = sotls_derive_key_block(suite, hs->master, hs->client_random, hs->server_random,
 					&res->kb);
 	sotls_wipe(hs->master, sizeof(hs->master));

@@ -142,6 +142,15 @@ struct sotls_hs {
 	size_t vchain_len;
 	struct sotls_peer *peer;
 	bool peer_checked; /* sotls_hs_check_peer has decided */
+	/* RFC 6066 §4 max_fragment_length, in bytes, once both hellos agree on
+	 * it (hello_check.c): 0 until then. Records read after that are held
+	 * to it (hs_reader.c), and mbedTLS's handshake records, which it
+	 * never cuts itself in TLS, are cut to it on the way out. */
+	uint16_t mfl;
+	bool out_ccs;	   /* our ChangeCipherSpec went out: what follows is sealed */
+	uint8_t *frag;	   /* an oversized record of mbedTLS's, cut into records */
+	size_t frag_len, frag_sent;
+	size_t frag_src;   /* the length of mbedTLS's record it stands for */
 };
 
 /* Alerts only the handshake sends (RFC 5246 §7.2, RFC 6066 §3, RFC 7301
@@ -193,6 +202,10 @@ int sotls_hs_sock_send(struct sotls_hs *hs, const uint8_t *buf, size_t len);
  * extension added and the transcript made to match (sni_ack.c). Returns
  * len once all of it is out, or an mbedTLS code. */
 int sotls_sni_ack_send(struct sotls_hs *hs, const uint8_t *buf, size_t len);
+
+/* The NSS key log line for this handshake to the configuration's callback,
+ * if it has one (keylog.c). */
+void sotls_hs_keylog(const struct sotls_hs *hs);
 
 /* The alert for an mbedTLS failure that mbedTLS did not announce itself, and
  * the sotls code and detail (hs_alert.c). */

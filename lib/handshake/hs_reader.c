@@ -113,6 +113,8 @@ static int out_header(struct sotls_hs *hs, const uint8_t hdr[5])
 {
 	if (hdr[0] == SOTLS_CT_ALERT)
 		hs->alert_sent = true;
+	if (hdr[0] == SOTLS_CT_CHANGE_CIPHER_SPEC)
+		hs->out_ccs = true;
 	return 0;
 }
 
@@ -131,15 +133,115 @@ int sotls_hs_sock_send(struct sotls_hs *hs, const uint8_t *buf, size_t len)
 	}
 }
 
+/* How many of buf's bytes finish the record being written: under a
+ * max_fragment_length each send stops at a record's end, so every record
+ * mbedTLS writes is seen from its first byte (see bio_send). */
+static size_t to_record_end(const struct sotls_rec_tracker *t, const uint8_t *buf, size_t len)
+{
+	size_t n;
+	if (t->hdr_have == 5) {
+		n = t->body_left;
+	} else {
+		size_t need = 5 - t->hdr_have;
+		if (len < need)
+			return len;
+		uint8_t hdr[5];
+		memcpy(hdr, t->hdr, t->hdr_have);
+		memcpy(hdr + t->hdr_have, buf, need);
+		n = need + be16(hdr + 3);
+	}
+	return n < len ? n : len;
+}
+
+/* mbedTLS's whole plaintext handshake record at buf (len bytes), as records
+ * of at most hs->mfl body bytes: the same type, version and bytes in order,
+ * which is all RFC 5246 §6.2.1 asks of fragments. */
+static int cut_record(struct sotls_hs *hs, const uint8_t *buf, size_t len)
+{
+	size_t body = len - 5, n = (body + hs->mfl - 1) / hs->mfl;
+	hs->frag = malloc(body + 5 * n);
+	if (hs->frag == NULL)
+		return sotls_hs_fail(hs, SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ALERT_INTERNAL_ERROR,
+				     "no memory to fragment a handshake record");
+	uint8_t *p = hs->frag;
+	for (size_t off = 0; off < body; off += hs->mfl) {
+		size_t k = body - off < hs->mfl ? body - off : hs->mfl;
+		memcpy(p, buf, 3);
+		p[3] = (uint8_t)(k >> 8);
+		p[4] = (uint8_t)k;
+		memcpy(p + 5, buf + 5 + off, k);
+		p += 5 + k;
+	}
+	hs->frag_len = (size_t)(p - hs->frag);
+	hs->frag_sent = 0;
+	hs->frag_src = len;
+	return 0;
+}
+
+/* Sends the cut records; mbedTLS hears of its record only once all are
+ * out, and until then passes the same bytes again. */
+static int send_cut(struct sotls_hs *hs, const uint8_t *buf)
+{
+	while (hs->frag_sent < hs->frag_len) {
+		int n = sotls_hs_sock_send(hs, hs->frag + hs->frag_sent, hs->frag_len - hs->frag_sent);
+		if (n < 0)
+			return n;
+		hs->frag_sent += (size_t)n;
+	}
+	int done = (int)hs->frag_src;
+	free(hs->frag);
+	hs->frag = NULL;
+	(void)track(hs, &hs->out, buf, hs->frag_src, out_header, NULL);
+	return done;
+}
+
 int sotls_hs_bio_send(void *ctx, const unsigned char *buf, size_t len)
 {
 	struct sotls_hs *hs = ctx;
-	int n = hs->sni_ack == SNI_ACK_PENDING ? sotls_sni_ack_send(hs, buf, len)
-					       : sotls_hs_sock_send(hs, buf, len);
-	/* The tracker sees what mbedTLS wrote, whatever went on the wire. */
-	if (n >= 0)
+	if (hs->sni_ack == SNI_ACK_PENDING) {
+		/* The ServerHello, amended (sni_ack.c); the tracker sees what
+		 * mbedTLS wrote, whatever went on the wire. */
+		int n = sotls_sni_ack_send(hs, buf, len);
+		if (n >= 0)
+			(void)track(hs, &hs->out, buf, (size_t)n, out_header, NULL);
+		return n;
+	}
+	size_t span = len;
+	/* RFC 6066 §4: "the client and server MUST immediately begin
+	 * fragmenting messages (including handshake messages) to ensure that
+	 * no fragment larger than the negotiated length is sent". mbedTLS
+	 * does not cut handshake messages in TLS, so its plaintext records
+	 * are cut here; after our ChangeCipherSpec only the Finished (16
+	 * bytes) and alerts follow. */
+	if (hs->mfl != 0 && !hs->out_ccs) {
+		if (hs->frag == NULL && hs->out.hdr_have == 0 && len >= 5 &&
+		    buf[0] == SOTLS_CT_HANDSHAKE && be16(buf + 3) > hs->mfl) {
+			size_t rec = 5 + be16(buf + 3);
+			if (len < rec)
+				return sotls_hs_fail(hs, SOTLS_ERR_INTERNAL, SOTLS_ALERT_INTERNAL_ERROR,
+						     "mbedTLS wrote part of a handshake record");
+			int rc = cut_record(hs, buf, rec);
+			if (rc != 0)
+				return rc;
+		}
+		if (hs->frag != NULL)
+			return send_cut(hs, buf);
+		span = to_record_end(&hs->out, buf, len);
+	}
+	int n = sotls_hs_sock_send(hs, buf, span);
+	if (n > 0)
 		(void)track(hs, &hs->out, buf, (size_t)n, out_header, NULL);
 	return n;
+}
+
+/* ---- what the peer sends ---- */
+
+/* A record of len bytes, overhead of them not plaintext, above the agreed
+ * max_fragment_length? RFC 6066 §4 puts the negotiated length where RFC
+ * 5246 §6.2.1 has 2^14, whose excess is a record_overflow (§7.2.2). */
+static bool over_mfl(const struct sotls_hs *hs, uint32_t len, uint32_t overhead)
+{
+	return hs->mfl != 0 && len > hs->mfl + overhead;
 }
 
 /* ---- after the peer's ChangeCipherSpec: the wire records as they are ---- */
@@ -157,6 +259,10 @@ static int passthrough_header(struct sotls_hs *hs, const uint8_t hdr[5])
 		/* RFC 5246 §6.2.3: length MUST NOT exceed 2^14 + 2048. */
 		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
 				     "encrypted handshake record of %u bytes", len);
+	if (over_mfl(hs, len, SOTLS_REC_EXPLICIT_NONCE + SOTLS_REC_TAG))
+		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
+				     "encrypted record of %u bytes above max_fragment_length %u",
+				     len, hs->mfl);
 	if (hdr[0] == SOTLS_CT_ALERT && ++hs->rd.warnings > SOTLS_HS_MAX_WARNINGS)
 		return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ALERT_UNEXPECTED_MESSAGE,
 				     "more than %d alerts during the handshake",
@@ -201,6 +307,9 @@ static int check_header(struct sotls_hs *hs)
 		/* RFC 5246 §6.2.1: "The length MUST NOT exceed 2^14." */
 		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
 				     "plaintext record of %u bytes", len);
+	if (over_mfl(hs, len, 0))
+		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
+				     "record of %u bytes above max_fragment_length %u", len, hs->mfl);
 	if (len == 0)
 		/* RFC 5246 §6.2.1: "Implementations MUST NOT send
 		 * zero-length fragments of Handshake, Alert, or

@@ -90,6 +90,14 @@ static int build(struct sotls_config *cfg)
 		mbedtls_ssl_conf_ca_chain(conf, cfg->have_ca ? &cfg->ca : NULL,
 					  cfg->have_crl ? &cfg->crl : NULL);
 	}
+	if (cfg->max_frag_len != 0) {
+		/* RFC 6066 §4 codes: 2^(8+code) bytes. */
+		unsigned char code = 1;
+		while ((512u << (code - 1)) < cfg->max_frag_len)
+			code++;
+		if (mbedtls_ssl_conf_max_frag_len(conf, code) != 0)
+			return SOTLS_ERR_INTERNAL;
+	}
 	/* A server chooses its protocol itself (alpn.c); mbedTLS's list is
 	 * what a client offers. */
 	if (!server && cfg->alpn != NULL &&

@@ -53,6 +53,7 @@ static uint16_t u16(const uint8_t *p)
 
 enum {
 	EXT_SERVER_NAME = 0,
+	EXT_MAX_FRAGMENT_LENGTH = 1,
 	EXT_SUPPORTED_GROUPS = 10,
 	EXT_EC_POINT_FORMATS = 11,
 	EXT_SIGNATURE_ALGORITHMS = 13,
@@ -164,12 +165,37 @@ static int check_groups(struct sotls_hs *hs, struct cur ext)
 			     "X25519, P-384, P-521)");
 }
 
+/* RFC 6066 §4: enum { 2^9(1), 2^10(2), 2^11(3), 2^12(4), (255) }, the length
+ * 2^(8+code). */
+static bool mfl_code_valid(struct cur ext)
+{
+	return ext.left == 1 && ext.p[0] >= 1 && ext.p[0] <= 4;
+}
+
+/* The server agrees to whatever valid length a client asks for (mbedTLS
+ * echoes it in the ServerHello), so from here on it is the limit. */
+static int check_client_mfl(struct sotls_hs *hs, struct cur ext)
+{
+	if (ext.left != 1)
+		return DECODE(hs, "malformed max_fragment_length extension");
+	if (!mfl_code_valid(ext))
+		/* RFC 6066 §4: "If a server receives a maximum fragment
+		 * length negotiation request for a value other than the
+		 * allowed values, it MUST abort the handshake with an
+		 * "illegal_parameter" alert." */
+		return ILLEGAL(hs, "max_fragment_length code %u", ext.p[0]);
+	hs->mfl = (uint16_t)(256u << ext.p[0]);
+	return 0;
+}
+
 static int check_client_ext(struct sotls_hs *hs, uint16_t type, struct cur ext)
 {
 	struct cur list;
 	switch (type) {
 	case EXT_SERVER_NAME:
 		return check_server_name(hs, ext);
+	case EXT_MAX_FRAGMENT_LENGTH:
+		return check_client_mfl(hs, ext);
 	case EXT_SUPPORTED_GROUPS:
 		return check_groups(hs, ext);
 	case EXT_EC_POINT_FORMATS:
@@ -194,7 +220,7 @@ static int check_client_ext(struct sotls_hs *hs, uint16_t type, struct cur ext)
  * same type." Types that sotls or mbedTLS act on are tracked. */
 static bool seen_before(uint16_t type, uint32_t *seen)
 {
-	static const uint16_t TRACKED[] = {0, 10, 11, 13, 16, 23, 35, 0xff01};
+	static const uint16_t TRACKED[] = {0, 1, 10, 11, 13, 16, 23, 35, 0xff01};
 	for (unsigned i = 0; i < sizeof(TRACKED) / sizeof(TRACKED[0]); i++) {
 		if (TRACKED[i] == type) {
 			bool was = *seen & (1u << i);
@@ -336,6 +362,12 @@ static int check_server_ext(struct sotls_hs *hs, uint16_t type, struct cur ext)
 {
 	if (type == EXT_EC_POINT_FORMATS)
 		return check_point_formats(hs, ext);
+	/* RFC 6066 §4: the answer holds "the same as the requested maximum
+	 * fragment length"; mbedTLS refuses any other with illegal_parameter,
+	 * so the limit is set only for the one sotls asked for. */
+	if (type == EXT_MAX_FRAGMENT_LENGTH && mfl_code_valid(ext) &&
+	    (256u << ext.p[0]) == hs->cfg->max_frag_len)
+		hs->mfl = hs->cfg->max_frag_len;
 	if (type != EXT_SERVER_NAME)
 		return 0;
 	if (!hs->sni_present)

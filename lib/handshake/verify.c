@@ -55,11 +55,6 @@ SOTLS_API int sotls_config_set_verify_callback(struct sotls_config *cfg, sotls_v
 	return 0;
 }
 
-void sotls_hs_set_conn(struct sotls_hs *hs, struct sotls_conn *conn)
-{
-	hs->conn = conn;
-}
-
 const struct sotls_peer *sotls_hs_peer(const struct sotls_hs *hs)
 {
 	return hs->peer;

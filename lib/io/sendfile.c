@@ -91,6 +91,9 @@ struct group {
 	int send_res;
 	size_t send_len; /* wire bytes of the send */
 	size_t plain;	 /* plaintext bytes in it */
+	/* Plaintext per record, 2^14 or the max_fragment_length: its records
+	 * lie back to back, SOTLS_REC_OVERHEAD + rec_max apart. */
+	size_t rec_max;
 };
 
 struct sotls_io {
@@ -362,7 +365,7 @@ static void group_place(struct sotls_io *io, unsigned gi, off_t at)
 
 static uint8_t *rec_at(struct group *g, unsigned i)
 {
-	return g->base + (size_t)i * REC_STRIDE;
+	return g->base + (size_t)i * (SOTLS_REC_OVERHEAD + g->rec_max);
 }
 
 /* Where record i's plaintext goes, and how much of want it takes. */
@@ -371,10 +374,10 @@ static uint8_t *rec_plain(struct group *g, unsigned i)
 	return rec_at(g, i) + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
 }
 
-static size_t rec_len(size_t want, unsigned i)
+static size_t rec_len(const struct group *g, size_t want, unsigned i)
 {
-	size_t rest = want - (size_t)i * SOTLS_REC_MAX_PLAINTEXT;
-	return rest < SOTLS_REC_MAX_PLAINTEXT ? rest : SOTLS_REC_MAX_PLAINTEXT;
+	size_t rest = want - (size_t)i * g->rec_max;
+	return rest < g->rec_max ? rest : g->rec_max;
 }
 
 /* Still in use: being sent, or (SEND_ZC) held by the kernel. */
@@ -390,7 +393,7 @@ static void preadv_group(struct group *g, int file_fd, off_t off, size_t want, u
 	struct iovec iov[GROUP_RECORDS];
 	size_t len[GROUP_RECORDS];
 	for (unsigned i = 0; i < nrec; i++) {
-		len[i] = rec_len(want, i);
+		len[i] = rec_len(g, want, i);
 		iov[i] = (struct iovec){rec_plain(g, i), len[i]};
 	}
 	ssize_t n;
@@ -418,8 +421,8 @@ static int read_group(struct sotls_io *io, unsigned gi, int file_fd, off_t off, 
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
 		if (sqe == NULL)
 			return -EBUSY;
-		io_uring_prep_read_fixed(sqe, file_fd, rec_plain(g, i), (unsigned)rec_len(want, i),
-					 (uint64_t)(off + (off_t)i * SOTLS_REC_MAX_PLAINTEXT), (int)gi);
+		io_uring_prep_read_fixed(sqe, file_fd, rec_plain(g, i), (unsigned)rec_len(g, want, i),
+					 (uint64_t)(off + (off_t)i * g->rec_max), (int)gi);
 		io_uring_sqe_set_data64(sqe, UD(UD_READ, gi, i));
 		g->reads_pending++;
 	}
@@ -624,16 +627,17 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 		}
 
 		size_t want = count - submitted;
-		size_t nrec = (want + SOTLS_REC_MAX_PLAINTEXT - 1) / SOTLS_REC_MAX_PLAINTEXT;
+		size_t nrec = (want + r->max_plain - 1) / r->max_plain;
 		if (nrec > GROUP_RECORDS)
 			nrec = GROUP_RECORDS;
 		if (nonblock) {
 			/* What the socket refuses must fit the record layer's buffer. */
-			size_t fit = sotls_record_tx_room(r) / REC_STRIDE;
+			size_t fit = sotls_record_tx_room(r) / (SOTLS_REC_OVERHEAD + r->max_plain);
 			if (nrec > fit)
 				nrec = fit > 0 ? fit : 1;
 		}
 		group_place(io, gi, off + (off_t)submitted);
+		g->rec_max = r->max_plain;
 		rc = read_group(io, gi, file_fd, off + (off_t)submitted, want, (unsigned)nrec);
 		if (rc != 0) {
 			rc = sotls_record_fail_syscall(r, -rc);
@@ -680,7 +684,7 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 				break;
 			plain += (size_t)n;
 			wire += SOTLS_REC_OVERHEAD + (size_t)n;
-			if ((size_t)n < SOTLS_REC_MAX_PLAINTEXT &&
+			if ((size_t)n < r->max_plain &&
 			    submitted + plain < count)
 				break; /* short read: the next batch reads on */
 		}

@@ -53,6 +53,7 @@ int sotls_record_init(struct sotls_record *r, int fd, enum sotls_aead_alg alg,
 	r->sent_alert = -1;
 	r->key_limit = SOTLS_REC_DEFAULT_KEY_LIMIT;
 
+	r->max_plain = SOTLS_REC_MAX_PLAINTEXT;
 	r->tx_cap = TX_CAP;
 	r->rx_cap = RX_CAP;
 	if (initial_len > r->rx_cap)
@@ -188,7 +189,7 @@ int sotls_record_seal_in_place(struct sotls_record *r, uint8_t *rec, size_t len)
 		return r->err;
 	if (r->tx_closed)
 		return SOTLS_ERR_CLOSED;
-	if (rec == NULL || len > SOTLS_REC_MAX_PLAINTEXT)
+	if (rec == NULL || len > r->max_plain)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	uint8_t *pt = rec + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
 	int rc = seal_at(r, rec, SOTLS_CT_APPLICATION_DATA, pt, len);
@@ -357,8 +358,8 @@ static ssize_t send_records(struct sotls_record *r, const uint8_t *buf, size_t l
 		bool limited = false;
 		while (done + r->tx_pending < len) {
 			size_t chunk = len - done - r->tx_pending;
-			if (chunk > SOTLS_REC_MAX_PLAINTEXT)
-				chunk = SOTLS_REC_MAX_PLAINTEXT;
+			if (chunk > r->max_plain)
+				chunk = r->max_plain;
 			if (!tx_fits(r, chunk))
 				break;
 			if (!sotls_record_may_seal_data(r)) {
@@ -483,7 +484,9 @@ static int check_header(struct sotls_record *r, const uint8_t *p, size_t *frag_l
 		return send_fatal(r, SOTLS_ALERT_RECORD_OVERFLOW, SOTLS_ERR_RECORD_OVERFLOW);
 	if (n < SOTLS_REC_EXPLICIT_NONCE + SOTLS_REC_TAG)
 		return send_fatal(r, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
-	if (n - SOTLS_REC_EXPLICIT_NONCE - SOTLS_REC_TAG > SOTLS_REC_MAX_PLAINTEXT)
+	/* RFC 5246 §6.2.1: at most 2^14 plaintext bytes; RFC 6066 §4: at most
+	 * the negotiated max_fragment_length. */
+	if (n - SOTLS_REC_EXPLICIT_NONCE - SOTLS_REC_TAG > r->max_plain)
 		return send_fatal(r, SOTLS_ALERT_RECORD_OVERFLOW, SOTLS_ERR_RECORD_OVERFLOW);
 	*frag_len = n;
 	return 0;

@@ -129,6 +129,12 @@ struct sotls_record {
 	 * effort, never blocking; 0 when sent) instead of being sealed here. */
 	int (*alert_out)(void *ctx, uint8_t level, uint8_t desc);
 	void *alert_ctx;
+
+	/* The most plaintext per record either way: 2^14, or the negotiated
+	 * max_fragment_length (RFC 6066 §4), which the caller sets after
+	 * sotls_record_init. Records are cut to it, and a larger one received
+	 * is a record_overflow. */
+	size_t max_plain;
 };
 
 /* The keys and state of one direction, as the handshake hands them over. */
@@ -175,7 +181,7 @@ int sotls_record_shutdown(struct sotls_record *r);
 /*
  * For callers that build records in their own buffers (lib/io, sendfile):
  * rec points at a record laid out as
- *   [header(5) | explicit nonce(8) | plaintext (len <= 2^14) | tag(16)]
+ *   [header(5) | explicit nonce(8) | plaintext (len <= max_plain) | tag(16)]
  * with the plaintext already in place. Writes the header and nonce, encrypts
  * the plaintext in place and appends the tag, taking the next TX sequence
  * number. The record (SOTLS_REC_OVERHEAD + len bytes) must then be sent

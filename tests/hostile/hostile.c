@@ -146,7 +146,7 @@ static void serve_one(int fd, struct side_result *res)
 			}
 		}
 	}
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	res->peer_alert = info.peer_alert;
 	snprintf(res->detail, sizeof(res->detail), "%s", sotls_conn_error_detail(c));
@@ -480,7 +480,7 @@ static void run_client(int fd, const size_t *msgs, size_t nmsgs, struct side_res
 			res->err = n > 0 ? SOTLS_ERR_INTERNAL : (int)n; /* 0: its close_notify */
 		}
 	}
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	res->peer_alert = info.peer_alert;
 	snprintf(res->detail, sizeof(res->detail), "%s", sotls_conn_error_detail(c));

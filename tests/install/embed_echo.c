@@ -68,7 +68,7 @@ static int client(int port)
 		return fail("connect", SOTLS_ERR_SYSCALL, NULL);
 	if ((rc = sotls_conn_new(cfg, fd, &c)) != 0 || (rc = sotls_handshake(c)) != 0)
 		return fail("handshake", rc, c);
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	char buf[64];
 	if (sotls_send(c, "hello", 5) != 5 || sotls_recv(c, buf, sizeof(buf)) != 5 ||

@@ -13,6 +13,9 @@ pcdir=$(dirname "$(find "$work/root" -name sotls.pc | head -1)")
 [ -f "$pcdir/sotls.pc" ] || { echo "sotls.pc was not installed"; exit 1; }
 libdir=$(dirname "$(find "$work/root" -name 'libsotls.so' | head -1)")
 # The sysroot prefixes the .pc's paths with the scratch root, as for any DESTDIR install.
+# The ABI of libsotls.so.1: struct sotls_info with its size field.
+soname=$(readelf -d "$libdir/libsotls.so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ "$soname" = libsotls.so.1 ] || { echo "soname is '$soname', want libsotls.so.1"; exit 1; }
 pc() { PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$work/root pkg-config "$@" sotls; }
 
 cc -std=c11 -Wall -Wextra -Werror -o "$work/echo-shared" "$src" $(pc --cflags --libs)

@@ -4,6 +4,7 @@
  * (non-blocking, poll), then closes with close_notify and reports on stdout:
  *   HANDSHAKE <suite> <tx path> <rx path>
  *   NEGOTIATED alpn=<protocol|-> server_name=<name|-> cert=<index>
+ *   MAX_FRAGMENT_LENGTH <negotiated bytes, 0 if none>
  *   END close_notify|truncated|error <code> <detail>   (how the peer's side ended)
  * Exit status 0 only if everything was sent, --expect bytes arrived and both
  * close_notify alerts were exchanged.
@@ -29,7 +30,7 @@ static void usage(void)
 		"usage: sotls-peer client|server --port N [--cert F --key F] [--ca F]\n"
 		"       [--servername N] [--verify] [--cipher LIST] [--send FILE]\n"
 		"       [--recv FILE] [--expect N] [--port-file F] [--wait-close]\n"
-		"       [--alpn P1,P2,...]\n");
+		"       [--alpn P1,P2,...] [--max-frag-len N]\n");
 }
 
 static uint8_t *load(const char *path, size_t *len)
@@ -60,12 +61,14 @@ int main(int argc, char **argv)
 		{"cipher", required_argument, NULL, 's'},    {"send", required_argument, NULL, 'S'},
 		{"recv", required_argument, NULL, 'R'},	     {"expect", required_argument, NULL, 'e'},
 		{"port-file", required_argument, NULL, 'f'}, {"alpn", required_argument, NULL, 'A'},
+		{"max-frag-len", required_argument, NULL, 'm'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *cert = NULL, *key = NULL, *ca = NULL, *sni = NULL, *cipher = NULL;
 	const char *send_path = NULL, *recv_path = NULL, *port_file = NULL;
 	char *alpn = NULL;
 	int port = 0, verify = 0, opt;
+	unsigned max_frag = 0;
 	size_t expect = 0;
 
 	if (argc < 2 || (strcmp(argv[1], "client") != 0 && strcmp(argv[1], "server") != 0)) {
@@ -88,6 +91,7 @@ int main(int argc, char **argv)
 		case 'e': expect = strtoull(optarg, NULL, 10); break;
 		case 'f': port_file = optarg; break;
 		case 'A': alpn = optarg; break;
+		case 'm': max_frag = (unsigned)strtoul(optarg, NULL, 10); break;
 		default: usage(); return 2;
 		}
 	}
@@ -114,6 +118,8 @@ int main(int argc, char **argv)
 		if ((rc = sotls_config_set_alpn(cfg, protos, n)) != 0)
 			fprintf(stderr, "alpn: %s\n", sotls_strerror(rc));
 	}
+	if (rc == 0 && max_frag && (rc = sotls_config_set_max_fragment_length(cfg, max_frag)) != 0)
+		fprintf(stderr, "max-frag-len: %s\n", sotls_strerror(rc));
 	if (rc != 0)
 		return 2;
 
@@ -165,13 +171,14 @@ int main(int argc, char **argv)
 		sotls_conn_free(c);
 		return 1;
 	}
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	printf("HANDSHAKE %s %s %s\n", info.suite,
 	       info.tx_path == SOTLS_PATH_USERSPACE ? "userspace" : "kernel",
 	       info.rx_path == SOTLS_PATH_USERSPACE ? "userspace" : "kernel");
 	printf("NEGOTIATED alpn=%s server_name=%s cert=%d\n", info.alpn[0] ? info.alpn : "-",
 	       info.server_name[0] ? info.server_name : "-", info.cert_index);
+	printf("MAX_FRAGMENT_LENGTH %u\n", (unsigned)info.max_fragment_len);
 
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	size_t sent = 0, got = 0;

@@ -252,6 +252,7 @@ static void *server_main(void *arg)
 			snprintf(s->what, sizeof(s->what), "shutdown: %s", sotls_strerror(r));
 		}
 	}
+	s->info = (struct sotls_info)SOTLS_INFO_INIT;
 	sotls_get_info(c, &s->info);
 out:
 	sotls_conn_free(c);
@@ -313,7 +314,7 @@ static void run_conn(const char *name, int fds[2], bool nonblock, bool slow,
 	int rc = client_handshake(fds[1], ktls, &cfg, &c);
 	CHECK(rc == 0, "%s: client handshake: %s", name, sotls_strerror(rc));
 	if (rc == 0 && g_client_kk) {
-		struct sotls_info ci;
+		struct sotls_info ci = SOTLS_INFO_INIT;
 		sotls_get_info(c, &ci);
 		CHECK(ci.tx_path == SOTLS_PATH_KERNEL && ci.rx_path == SOTLS_PATH_KERNEL,
 		      "%s: client TX %s, RX %s, want the kernel both ways", name, ci.tx_reason,
@@ -377,7 +378,7 @@ static void user_mode(const char *mode, bool big)
 	const char *want = strcmp(mode, "zc") == 0     ? "io_uring-send-zc"
 			   : strcmp(mode, "send") == 0 ? "io_uring-send"
 						       : "pread-send";
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	run_conn(name, fds, false, false, SOTLS_KTLS_OFF, jobs, n, NULL, &info);
 	/* Without io_uring at all every mode ends on pread, and says why. */
 	bool no_ring = strncmp(info.sendfile_reason, "io_uring unavailable", 20) == 0;
@@ -448,7 +449,7 @@ static void unix_socket(void)
 		perror("socketpair");
 		exit(1);
 	}
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	run_conn("unix (zc refused)", fds, false, false, SOTLS_KTLS_OFF, jobs, n, NULL, &info);
 	CHECK(strcmp(info.sendfile_path, "io_uring-send") == 0 ||
 		      strcmp(info.sendfile_path, "pread-send") == 0,
@@ -561,7 +562,7 @@ static void ktls_conns(bool require)
 			setenv("SOTLS_SENDFILE", "sendfile", 1);
 		int fds[2];
 		tcp_pair(fds);
-		struct sotls_info info;
+		struct sotls_info info = SOTLS_INFO_INIT;
 		const char *name = k == 0 ? "tcp ktls auto" : k == 1 ? "tcp ktls sendfile" : "tcp ktls nonblocking";
 		run_conn(name, fds, k == 2, false, SOTLS_KTLS_AUTO, jobs, n, NULL, &info);
 		unsetenv("SOTLS_SENDFILE");
@@ -689,7 +690,7 @@ static void no_ring(int err, const char *want_reason)
 		size_t n = build_jobs(jobs, false);
 		int fds[2];
 		tcp_pair(fds);
-		struct sotls_info info;
+		struct sotls_info info = SOTLS_INFO_INIT;
 		char name[64];
 		snprintf(name, sizeof(name), "tcp, io_uring %s", err == ENOSYS ? "ENOSYS" : "EPERM");
 		run_conn(name, fds, false, false, SOTLS_KTLS_OFF, jobs, n, "pread-send", &info);

@@ -77,6 +77,7 @@ static void *server_main(void *arg)
 	s->hs_rc = sotls_handshake(c);
 	snprintf(s->detail, sizeof(s->detail), "%s", sotls_conn_error_detail(c));
 	if (s->hs_rc == 0) {
+		s->info = (struct sotls_info)SOTLS_INFO_INIT;
 		sotls_get_info(c, &s->info);
 		if (s->send_after_hs && sotls_send(c, "greetings", 9) != 9)
 			s->hs_rc = -1000;
@@ -147,6 +148,21 @@ static void echo(struct sotls_conn *c, size_t len)
 	free(got);
 }
 
+/* Echoes len bytes, closes with close_notify both ways, frees the client
+ * and its configuration, waits for the server: it must have ended cleanly. */
+static void echo_and_close(struct sotls_conn *c, struct sotls_config *cc, struct side *s,
+			   pthread_t t, int fd, size_t len)
+{
+	echo(c, len);
+	assert_int_equal(sotls_shutdown(c), 0);
+	uint8_t b[16];
+	assert_int_equal(sotls_recv(c, b, sizeof(b)), 0); /* server's close_notify */
+	sotls_conn_free(c);
+	sotls_config_free(cc);
+	finish_server(s, t, fd);
+	assert_int_equal(s->hs_rc, 0);
+}
+
 static void test_all_suites(void **state)
 {
 	(void)state;
@@ -162,7 +178,7 @@ static void test_all_suites(void **state)
 		struct sotls_conn *c;
 		assert_int_equal(sotls_conn_new(cc, fd, &c), 0);
 		assert_int_equal(sotls_handshake(c), 0);
-		struct sotls_info info;
+		struct sotls_info info = SOTLS_INFO_INIT;
 		assert_int_equal(sotls_get_info(c, &info), 0);
 		assert_string_equal(info.suite, names[i]);
 		assert_string_equal(info.version, "TLSv1.2");
@@ -172,18 +188,70 @@ static void test_all_suites(void **state)
 		assert_non_null(strstr(info.tx_reason, "not a TCP socket"));
 		assert_non_null(strstr(info.rx_reason, "not a TCP socket"));
 		assert_true(strlen(info.aead_impl) > 0);
-		echo(c, 1000000);
-		assert_int_equal(sotls_shutdown(c), 0);
-		uint8_t b[16];
-		assert_int_equal(sotls_recv(c, b, sizeof(b)), 0); /* server's close_notify */
-		sotls_conn_free(c);
-		sotls_config_free(cc);
-		finish_server(&s, t, fd);
-		assert_int_equal(s.hs_rc, 0);
+		echo_and_close(c, cc, &s, t, fd, 1000000);
 		assert_int_equal(s.echo_bytes, 1000000);
 		assert_string_equal(s.info.suite, names[i]);
 		sotls_config_free(s.cfg);
 	}
+}
+
+/* What a key log callback saw. */
+struct keylog_seen {
+	int calls;
+	const struct sotls_conn *conn;
+	char line[256];
+};
+
+static void keylog_cb(const struct sotls_conn *c, const char *line, void *arg)
+{
+	struct keylog_seen *k = arg;
+	k->calls++;
+	k->conn = c;
+	snprintf(k->line, sizeof(k->line), "%s", line);
+}
+
+/* NSS key log format: "CLIENT_RANDOM " 64 hex digits, a space, 96. */
+static void assert_nss_line(const char *line)
+{
+	assert_int_equal(strlen(line), 14 + 64 + 1 + 96);
+	assert_memory_equal(line, "CLIENT_RANDOM ", 14);
+	for (size_t i = 14; i < strlen(line); i++)
+		assert_true(i == 14 + 64 ? line[i] == ' ' : strchr("0123456789abcdef", line[i]) != NULL);
+}
+
+/* Both sides log the same line, once, naming their connection; a callback
+ * set and then cleared, or never set, logs nothing. */
+static void test_keylog(void **state)
+{
+	(void)state;
+	struct keylog_seen srv = {0}, cli = {0}, cleared = {0};
+	for (int round = 0; round < 2; round++) {
+		struct side s = {.cfg = server_cfg(NULL)};
+		struct sotls_config *cc = client_cfg(NULL, NULL, NULL);
+		if (round == 0) {
+			assert_int_equal(sotls_config_set_keylog(s.cfg, keylog_cb, &srv), 0);
+			assert_int_equal(sotls_config_set_keylog(cc, keylog_cb, &cli), 0);
+		} else {
+			assert_int_equal(sotls_config_set_keylog(cc, keylog_cb, &cleared), 0);
+			assert_int_equal(sotls_config_set_keylog(cc, NULL, &cleared), 0);
+		}
+		pthread_t t;
+		int fd = start_server(&s, &t);
+		struct sotls_conn *c;
+		assert_int_equal(sotls_conn_new(cc, fd, &c), 0);
+		assert_int_equal(sotls_config_set_keylog(cc, NULL, NULL), SOTLS_ERR_BAD_STATE);
+		assert_int_equal(sotls_handshake(c), 0);
+		if (round == 0)
+			assert_ptr_equal(cli.conn, c);
+		echo_and_close(c, cc, &s, t, fd, 1000);
+		sotls_config_free(s.cfg);
+	}
+	assert_int_equal(srv.calls, 1);
+	assert_int_equal(cli.calls, 1);
+	assert_int_equal(cleared.calls, 0);
+	assert_nss_line(cli.line);
+	assert_string_equal(srv.line, cli.line);
+	assert_non_null(srv.conn);
 }
 
 static void test_data_right_behind_finished(void **state)
@@ -310,6 +378,14 @@ static void test_config_rules(void **state)
 	/* a server needs a certificate */
 	assert_int_equal(sotls_conn_new(cfg, fd[0], &c), SOTLS_ERR_BAD_STATE);
 	assert_int_equal(sotls_config_set_suites(cfg, "RC4-MD5"), SOTLS_ERR_UNKNOWN_SUITE);
+	/* max_fragment_length is a client's request, of four lengths only. */
+	assert_int_equal(sotls_config_set_max_fragment_length(cfg, 512), SOTLS_ERR_INVALID_ARGUMENT);
+	struct sotls_config *ccfg = sotls_config_new(SOTLS_ROLE_CLIENT);
+	assert_int_equal(sotls_config_set_max_fragment_length(ccfg, 1000), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_config_set_max_fragment_length(ccfg, 8192), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_config_set_max_fragment_length(ccfg, 4096), 0);
+	assert_int_equal(sotls_config_set_max_fragment_length(ccfg, 0), 0);
+	sotls_config_free(ccfg);
 	assert_int_equal(sotls_config_set_cert_mem(cfg, "junk", 4, "junk", 4), SOTLS_ERR_CERT_LOAD);
 	/* a key that does not belong to the certificate */
 	assert_int_equal(sotls_config_set_cert_mem(cfg, g_cert, strlen(g_cert) + 1, g_key2,
@@ -327,10 +403,27 @@ static void test_config_rules(void **state)
 	assert_int_equal(sotls_config_set_ktls(cfg, SOTLS_KTLS_OFF), SOTLS_ERR_BAD_STATE);
 	/* the config outlives its creator's reference */
 	sotls_config_free(cfg);
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	assert_int_equal(sotls_get_info(c, &info), 0);
 	assert_int_equal(info.tx_path, SOTLS_PATH_NONE);
 	assert_string_equal(info.suite, "");
+	assert_int_equal(info.size, sizeof(info));
+	/* A caller built against an older, shorter struct: only its fields
+	 * are written, its size is kept; shorter than the first part, or no
+	 * size at all, is refused. */
+	struct sotls_info old = SOTLS_INFO_INIT;
+	size_t first_part = offsetof(struct sotls_info, sendfile_buffer_bytes) + sizeof(size_t);
+	old.size = first_part;
+	old.max_fragment_len = 0x5a5a;
+	assert_int_equal(sotls_get_info(c, &old), 0);
+	assert_int_equal(old.size, first_part);
+	assert_int_equal(old.max_fragment_len, 0x5a5a);
+	assert_int_equal(old.peer_alert, -1);
+	old.size = first_part - 1;
+	assert_int_equal(sotls_get_info(c, &old), SOTLS_ERR_INVALID_ARGUMENT);
+	struct sotls_info unsized;
+	memset(&unsized, 0, sizeof(unsized));
+	assert_int_equal(sotls_get_info(c, &unsized), SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_shutdown(c), SOTLS_ERR_BAD_STATE);
 	sotls_conn_free(c);
 	close(fd[0]);
@@ -504,7 +597,7 @@ static void aes_pair(bool rsa, const char *server_suites, const char *client_sui
 	if (rc != 0)
 		fail_msg("handshake for %s: %s; %s", want, sotls_strerror(rc),
 			 sotls_conn_error_detail(c));
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	assert_int_equal(sotls_get_info(c, &info), 0);
 	assert_string_equal(info.suite, want);
 	assert_string_equal(info.version, "TLSv1.2");
@@ -585,6 +678,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_suites),
 		cmocka_unit_test(test_data_right_behind_finished),
+		cmocka_unit_test(test_keylog),
 		cmocka_unit_test(test_wrong_ca),
 		cmocka_unit_test(test_wrong_name),
 		cmocka_unit_test(test_no_shared_suite),

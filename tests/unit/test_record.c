@@ -258,6 +258,35 @@ static void test_records_are_full_and_seq_advances(void **state)
 	pair_close(&p);
 }
 
+/* RFC 6066 §4: with a max_fragment_length every record sent is cut to it,
+ * and a received record above it is a record_overflow, nothing released. */
+static void test_max_fragment_length(void **state)
+{
+	(void)state;
+	struct pair p;
+	pair_open(&p, SOTLS_AEAD_ARIA_128_GCM, 3, 7);
+	p.a.max_plain = 512;
+	uint8_t *d = pattern(1300, 4);
+	assert_int_equal(sotls_record_send(&p.a, d, 1300), 1300);
+	uint8_t type, pt[SOTLS_REC_MAX_CIPHERTEXT];
+	for (uint64_t i = 0; i < 3; i++) {
+		size_t n = read_from_a(p.fd[1], 3 + i, &type, pt);
+		assert_int_equal(n, i < 2 ? 512 : 276);
+		assert_memory_equal(pt, d + i * 512, n);
+	}
+
+	uint8_t rec[SOTLS_REC_HEADER + SOTLS_REC_MAX_CIPHERTEXT], out[1024];
+	size_t n = craft_ba(rec, 7, SOTLS_CT_APPLICATION_DATA, d, 512);
+	write_all(p.fd[1], rec, n);
+	assert_int_equal(sotls_record_recv(&p.a, out, sizeof(out)), 512);
+	n = craft_ba(rec, 8, SOTLS_CT_APPLICATION_DATA, d, 513);
+	write_all(p.fd[1], rec, n);
+	assert_int_equal(sotls_record_recv(&p.a, out, sizeof(out)), SOTLS_ERR_RECORD_OVERFLOW);
+	expect_alert_from_a(&p, 6, SOTLS_ALERT_FATAL, SOTLS_ALERT_RECORD_OVERFLOW);
+	free(d);
+	pair_close(&p);
+}
+
 static void test_many_records_one_read(void **state)
 {
 	(void)state;
@@ -988,6 +1017,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_sizes),
 		cmocka_unit_test(test_records_are_full_and_seq_advances),
+		cmocka_unit_test(test_max_fragment_length),
 		cmocka_unit_test(test_many_records_one_read),
 		cmocka_unit_test(test_every_split_point),
 		cmocka_unit_test(test_explicit_nonce_from_wire),

@@ -67,6 +67,22 @@ if [ "$mode" = kernel ]; then
 	unset SOTLS_KTLS_FORCE_USERSPACE
 	client "echo off: userspace" 0 "TX path: userspace (kTLS disabled by configuration)" \
 		-- --bytes 1M --ktls off
+	# max_fragment_length: Linux 6.1 cannot cap kTLS TX records nor refuse
+	# larger RX records, so both directions stay in userspace, saying why,
+	# where the kernel takes them otherwise (the cases above).
+	client "echo max_fragment_length 512: userspace both ways" 0 "max_fragment_length: 512" \
+		"TX path: userspace (kTLS not tried: max_fragment_length negotiated" \
+		"RX path: userspace (kTLS not tried: max_fragment_length negotiated" \
+		"closed with close_notify both ways" -- --bytes 1M --ktls auto --max-frag-len 512
+	client "echo max_fragment_length require: fails" 1 "kernel TLS required by configuration" \
+		"max_fragment_length negotiated" -- --bytes 1M --ktls require --max-frag-len 1024
+	if grep -q "RX userspace (kTLS not tried: max_fragment_length.*max_fragment_length 512" \
+		/tmp/server.log; then
+		say "ok: echo server: max_fragment_length 512 kept in userspace, with the reason"
+	else
+		say "FAIL: echo server: no max_fragment_length 512 in userspace"
+		fail=1
+	fi
 else
 	client "echo auto: fallback" 0 "TX path: userspace (kernel cannot do gcm(aria)" \
 		"RX path: userspace (kernel cannot do gcm(aria)" -- --bytes 1M --ktls auto

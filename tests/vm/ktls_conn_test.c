@@ -161,10 +161,9 @@ static void run_side(const struct tcase *t, int fd, int server)
 	size_t blen = t->small ? 1 : 16;
 
 	struct sotls_conn *c = NULL;
-	struct sotls_info paths;
+	struct sotls_info paths = SOTLS_INFO_INIT;
 	size_t heap_grew = 0;
 	int measure = 0;
-	memset(&paths, 0, sizeof(paths));
 	size_t heap0 = heap_bytes();
 	sotls_conn_new(cfg, fd, &c);
 	int rc = sotls_handshake(c);
@@ -178,7 +177,7 @@ static void run_side(const struct tcase *t, int fd, int server)
 			      "%s %s: require detail: %s", t->name, who, sotls_conn_error_detail(c));
 		goto out;
 	}
-	struct sotls_info in;
+	struct sotls_info in = SOTLS_INFO_INIT;
 	sotls_get_info(c, &in);
 	const char *exp = server ? t->spaths : t->cpaths;
 	check(path_matches(&in, exp), "%s %s: TX %s (%s), RX %s (%s), AEAD %s", t->name, who,

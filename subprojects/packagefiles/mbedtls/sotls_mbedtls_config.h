@@ -31,6 +31,10 @@
 #define MBEDTLS_SSL_SERVER_NAME_INDICATION	 /* RFC 6066 §3, and the hostname check */
 #define MBEDTLS_SSL_ALPN			 /* RFC 7301: offered by clients, written by servers */
 #define MBEDTLS_SSL_ALL_ALERT_MESSAGES		 /* send the alert RFC 5246 §7.2 names */
+/* RFC 6066 §4: mbedTLS negotiates it (and cuts only application data,
+ * which sotls sends itself); sotls's handshake writer cuts mbedTLS's
+ * handshake records, the record layer everything after. */
+#define MBEDTLS_SSL_MAX_FRAGMENT_LENGTH
 #define MBEDTLS_SSL_CIPHERSUITES                                                              \
 	MBEDTLS_TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256,                                     \
 		MBEDTLS_TLS_ECDHE_RSA_WITH_ARIA_128_GCM_SHA256,                               \

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The key log (sotls_config_set_keylog, SSLKEYLOGFILE in the examples)
+against Wireshark's tshark:
+
+    keylog.py --echo-server E --echo-client C --workdir BUILD_DIR
+
+In a private network namespace (unshare -n, so only this test's traffic is on
+its loopback) dumpcap records an AES-128-GCM session between sotls-echo-server
+and sotls-echo-client, both with SSLKEYLOGFILE. Then:
+- each side wrote one NSS line, CLIENT_RANDOM <64 hex> <96 hex>, the same
+  line, into a file of mode 0600;
+- tshark with that file (-o tls.keylog_file:) decrypts the capture and finds
+  the application data, both ways; without it, tshark finds none, and the
+  marker is nowhere in the capture's bytes;
+- a second session without SSLKEYLOGFILE writes no key log.
+"""
+import argparse
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+PORT = 4433  # the namespace is private: nothing else listens there
+PROBE_PORT = 9  # discard: dumpcap's readiness probes
+MARKER = b'sotls key log marker 5e1f-9b07'
+LINE_RE = re.compile(r'^CLIENT_RANDOM [0-9a-f]{64} [0-9a-f]{96}$')
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def session(a, d, srv_env, cli_env, tag):
+    """One echo of MARKER between the examples; returns the server's stderr."""
+    srv = subprocess.Popen([a.echo_server, '--port', str(PORT), '--once', '--cipher',
+                            'AES-128-GCM'], cwd=d, env=srv_env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 20
+        while b':%04X ' % PORT not in open('/proc/net/tcp', 'rb').read().upper():
+            check(time.time() < deadline and srv.poll() is None, 'the echo server did not listen')
+            time.sleep(0.05)
+        cli = subprocess.run([a.echo_client, '--port', str(PORT), '--insecure'], cwd=d,
+                             env=cli_env, input=MARKER + b'\n', stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, timeout=60)
+        out, err = srv.communicate(timeout=30)
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()
+    print('[%s server]' % tag, out.decode(errors='replace'), err.decode(errors='replace'))
+    print('[%s client]' % tag, cli.stderr.decode(errors='replace'))
+    check(cli.returncode == 0 and srv.returncode == 0, '%s: the echo failed' % tag)
+    check(MARKER in cli.stdout, '%s: no echo' % tag)
+    return err
+
+
+def decrypted(d, capture, keys):
+    """What tshark's TLS follow of stream 0 shows, decrypting with keys."""
+    argv = ['tshark', '-r', capture, '-q', '-z', 'follow,tls,ascii,0']
+    if keys is not None:
+        argv[3:3] = ['-o', 'tls.keylog_file:' + keys]
+    r = subprocess.run(argv, cwd=d, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    check(r.returncode == 0, 'tshark failed: ' + r.stderr.decode(errors='replace'))
+    return r.stdout
+
+
+def wait_capturing(dump):
+    """dumpcap says "Capturing on" a little before it records anything: UDP
+    probes until its packet count (on stderr, every half second) is up."""
+    os.set_blocking(dump.stderr.fileno(), False)
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    said, deadline = b'', time.time() + 20
+    while not re.search(rb'Packets: [1-9]', said):
+        check(time.time() < deadline, 'dumpcap records nothing: %r' % said)
+        probe.sendto(b'probe', ('127.0.0.1', PROBE_PORT))
+        time.sleep(0.05)
+        said += dump.stderr.read() or b''
+    probe.close()
+
+
+def in_netns(a):
+    d = tempfile.mkdtemp(prefix='keylog-', dir=a.workdir)
+    subprocess.run(['ip', 'link', 'set', 'lo', 'up'], check=True)
+    capture = os.path.join(d, 'session.pcapng')
+    dump = subprocess.Popen(['dumpcap', '-i', 'lo', '-f',
+                             'tcp port %d or udp port %d' % (PORT, PROBE_PORT), '-w', capture],
+                            cwd=d, stderr=subprocess.PIPE)
+    try:
+        wait_capturing(dump)
+        srv_err = session(a, d, dict(os.environ, SSLKEYLOGFILE=os.path.join(d, 'server.keys')),
+                          dict(os.environ, SSLKEYLOGFILE=os.path.join(d, 'client.keys')),
+                          'key log')
+        check(b'SSLKEYLOGFILE: logging TLS secrets' in srv_err, 'the server did not say it logs')
+        time.sleep(0.5)  # the last segments reach the capture file
+    finally:
+        dump.terminate()
+        dump.wait(timeout=30)
+
+    lines = {}
+    for side in ('server', 'client'):
+        p = os.path.join(d, side + '.keys')
+        check(os.path.exists(p), 'no %s key log' % side)
+        check(os.stat(p).st_mode & 0o777 == 0o600, '%s key log mode %o, want 600'
+              % (side, os.stat(p).st_mode & 0o777))
+        with open(p) as f:
+            lines[side] = f.read().splitlines()
+        check(len(lines[side]) == 1 and LINE_RE.match(lines[side][0]),
+              '%s key log is not one NSS CLIENT_RANDOM line: %r' % (side, lines[side]))
+    check(lines['server'] == lines['client'], 'the two sides logged different secrets')
+
+    with open(capture, 'rb') as f:
+        check(MARKER not in f.read(), 'the marker is in the capture in clear')
+    plain = decrypted(d, capture, os.path.join(d, 'server.keys'))
+    check(plain.count(MARKER) == 2, 'tshark with the key log found the marker %d times, want 2 '
+          '(request and echo):\n%s' % (plain.count(MARKER), plain.decode(errors='replace')))
+    check(MARKER not in decrypted(d, capture, None), 'tshark found the marker without keys')
+    print('tshark decrypted the AES-128-GCM session with the key log: the marker both ways')
+
+    # No SSLKEYLOGFILE: no callback, no key log anywhere.
+    clean = dict(os.environ)
+    clean.pop('SSLKEYLOGFILE', None)
+    quiet = os.path.join(d, 'quiet')
+    os.mkdir(quiet)
+    err = session(a, quiet, clean, clean, 'no key log')
+    check(b'SSLKEYLOGFILE' not in err, 'a key log without SSLKEYLOGFILE')
+    check(os.listdir(quiet) == [], 'files written without SSLKEYLOGFILE: %s' % os.listdir(quiet))
+    print('without SSLKEYLOGFILE nothing was written')
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--echo-server', required=True)
+    ap.add_argument('--echo-client', required=True)
+    ap.add_argument('--workdir', required=True)
+    ap.add_argument('--in-netns', action='store_true')
+    a = ap.parse_args()
+    if not a.in_netns:
+        if os.geteuid() != 0:
+            print('SKIP: capturing in a private network namespace needs root')
+            return 77
+        for tool in ('tshark', 'dumpcap', 'unshare', 'ip'):
+            if shutil.which(tool) is None:
+                print('FAIL: %s is missing (scripts/setup.sh installs tshark)' % tool)
+                return 1
+        return subprocess.run(['unshare', '-n', sys.executable, *sys.argv, '--in-netns']).returncode
+    ok = False
+    try:
+        in_netns(a)
+        ok = True
+    except Fail as e:
+        print('FAIL: %s' % e)
+    except Exception as e:  # noqa: BLE001 - report anything as a failure
+        print('FAIL: %r' % e)
+    print('1 passed, 0 failed' if ok else '0 passed, 1 failed')
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
