@@ -323,7 +323,7 @@ static void serve(void *arg)
 		goto out;
 	}
 	if (g_verbose) {
-		struct sotls_info info;
+		struct sotls_info info = SOTLS_INFO_INIT;
 		sotls_get_info(cl->c, &info);
 		printf("client %d: %s alpn=%s server_name=%s cert=%d\n", cl->id, info.suite,
 		       info.alpn[0] ? info.alpn : "-", info.server_name[0] ? info.server_name : "-",

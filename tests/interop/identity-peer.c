@@ -82,7 +82,7 @@ static const char *san_name(enum sotls_san_type t)
 
 static void print_identity(struct sotls_conn *c)
 {
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	printf("HANDSHAKE %s\n", info.suite);
 	printf("VERIFIED %d CHAIN %zu\n", info.peer_verified, info.peer_chain_len);

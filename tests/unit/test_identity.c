@@ -344,6 +344,7 @@ static void *srv_main(void *arg)
 	s->rc = sotls_conn_new(s->cfg, s->fd, &c);
 	if (s->rc == 0) {
 		s->rc = sotls_handshake(c);
+		s->info = (struct sotls_info)SOTLS_INFO_INIT;
 		sotls_get_info(c, &s->info);
 		sotls_conn_free(c);
 	}

@@ -39,7 +39,7 @@ static void record(struct sotls_conn *c, int rc, struct result *r)
 {
 	r->rc = rc;
 	snprintf(r->detail, sizeof(r->detail), "%s", sotls_conn_error_detail(c));
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	snprintf(r->alpn, sizeof(r->alpn), "%s", info.alpn);
 	snprintf(r->name, sizeof(r->name), "%s", info.server_name);

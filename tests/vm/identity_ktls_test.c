@@ -83,7 +83,7 @@ static int move_bytes(struct sotls_conn *c, int sending)
 
 static void check_identity(const char *who, struct sotls_conn *c, const struct expect *e)
 {
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	check(info.peer_verified == 1, "%s: peer_verified %d", who, info.peer_verified);
 	check(info.peer_chain_len == 2, "%s: peer_chain_len %zu (leaf and CA)", who,
@@ -139,7 +139,7 @@ static int run_side(int fd, int server, enum sotls_ktls_policy ktls, int want_ke
 		sotls_conn_free(c);
 		return check_failed;
 	}
-	struct sotls_info info;
+	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	int kernel = info.tx_path == SOTLS_PATH_KERNEL && info.rx_path == SOTLS_PATH_KERNEL;
 	check(kernel == want_kernel, "%s: paths TX %s, RX %s (%s / %s)", who,
