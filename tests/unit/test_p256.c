@@ -29,9 +29,9 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/obj_mac.h>
-#include <openssl/param_build.h>
 
 #include "crypto_testutil.h"
+#include "openssl_ec.h"
 #include "p256.h"
 #include "p256_internal.h"
 #include "p256_point.h"
@@ -87,30 +87,9 @@ static int ref_mul(const uint8_t k[32], const uint8_t *p65, uint8_t out[65])
 /* An EVP key from a private key (with its public key) or a public key alone. */
 static EVP_PKEY *evp_key(const uint8_t *priv, const uint8_t pub[65])
 {
-	OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
-	BIGNUM *d = NULL;
-	EVP_PKEY *key = NULL;
+	EVP_PKEY *key = openssl_p256_key(priv, pub);
 
-	assert_non_null(bld);
-	assert_int_equal(
-		OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0), 1);
-	assert_int_equal(OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, pub, 65), 1);
-	if (priv != NULL) {
-		d = BN_bin2bn(priv, 32, NULL);
-		assert_int_equal(OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, d), 1);
-	}
-	OSSL_PARAM *params = OSSL_PARAM_BLD_to_param(bld);
-	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
-	assert_non_null(params);
-	assert_non_null(ctx);
-	assert_int_equal(EVP_PKEY_fromdata_init(ctx), 1);
-	assert_int_equal(EVP_PKEY_fromdata(ctx, &key, priv != NULL ? EVP_PKEY_KEYPAIR :
-								   EVP_PKEY_PUBLIC_KEY, params),
-			 1);
-	EVP_PKEY_CTX_free(ctx);
-	OSSL_PARAM_free(params);
-	OSSL_PARAM_BLD_free(bld);
-	BN_free(d);
+	assert_non_null(key);
 	return key;
 }
 
@@ -144,21 +123,6 @@ static void evp_derive(EVP_PKEY *mine, EVP_PKEY *peer, uint8_t out[32])
 	EVP_PKEY_CTX_free(ctx);
 }
 
-/* r || s <-> DER ECDSA-Sig-Value */
-static size_t sig_to_der(const uint8_t sig[64], uint8_t *der)
-{
-	ECDSA_SIG *s = ECDSA_SIG_new();
-	unsigned char *p = der;
-
-	assert_non_null(s);
-	assert_int_equal(ECDSA_SIG_set0(s, BN_bin2bn(sig, 32, NULL), BN_bin2bn(sig + 32, 32, NULL)),
-			 1);
-	const int len = i2d_ECDSA_SIG(s, &p);
-	assert_true(len > 0);
-	ECDSA_SIG_free(s);
-	return (size_t)len;
-}
-
 static void der_to_sig(const uint8_t *der, size_t len, uint8_t sig[64])
 {
 	const unsigned char *p = der;
@@ -170,17 +134,10 @@ static void der_to_sig(const uint8_t *der, size_t len, uint8_t sig[64])
 	ECDSA_SIG_free(s);
 }
 
+/* 1 when OpenSSL accepts the signature, 0 when it does not */
 static int evp_verify(EVP_PKEY *key, const uint8_t *hash, size_t hlen, const uint8_t sig[64])
 {
-	uint8_t der[80];
-	const size_t dlen = sig_to_der(sig, der);
-	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(key, NULL);
-
-	assert_non_null(ctx);
-	assert_int_equal(EVP_PKEY_verify_init(ctx), 1);
-	const int ok = EVP_PKEY_verify(ctx, der, dlen, hash, hlen);
-	EVP_PKEY_CTX_free(ctx);
-	return ok;
+	return openssl_p256_verify(key, hash, hlen, sig) == 0;
 }
 
 static void evp_sign(EVP_PKEY *key, const uint8_t *hash, size_t hlen, uint8_t sig[64])
