@@ -4,9 +4,9 @@
  *
  * mbedTLS calls mbedtls_ecdsa_sign from its deterministic wrapper with an
  * HMAC-DRBG seeded from the key and the hash (MBEDTLS_ECDSA_DETERMINISTIC,
- * which the TLS code uses). The P-256 path draws the RFC 6979 §3.6 additional
- * data from f_rng: from that DRBG the signature stays deterministic, from a
- * real RNG it is hedged; either way the nonce is RFC 6979's construction.
+ * which the TLS code uses): its output is RFC 6979's nonce sequence, and
+ * mbedTLS's documentation of MBEDTLS_ECDSA_SIGN_ALT asks an implementation to
+ * use that RNG for the ephemeral key only. The P-256 path does exactly that.
  */
 #include "ec_mbedtls_alt.h"
 
@@ -290,28 +290,30 @@ int mbedtls_ecdsa_sign(mbedtls_ecp_group *grp, mbedtls_mpi *r, mbedtls_mpi *s,
 	if (grp->id != MBEDTLS_ECP_DP_SECP256R1)
 		return sotls_ecdsa_sign_generic(grp, r, s, d, buf, blen, f_rng, p_rng);
 
-	uint8_t priv[32], extra[32], sig[64];
+	uint8_t priv[32], k[32], sig[64];
 	int ret = mpi_to32(d, priv);
-	/* No RNG: RFC 6979's plain deterministic nonce. */
-	const size_t extra_len = f_rng != NULL ? sizeof(extra) : 0;
 
-	if (ret == 0 && extra_len > 0 && f_rng(p_rng, extra, sizeof(extra)) != 0)
-		ret = MBEDTLS_ERR_ECP_RANDOM_FAILED;
-	if (ret == 0) {
-		switch (sotls_p256_sign(NULL, priv, buf, blen, extra, extra_len, sig)) {
-		case SOTLS_P256_OK:
-			if ((ret = mbedtls_mpi_read_binary(r, sig, 32)) == 0)
-				ret = mbedtls_mpi_read_binary(s, sig + 32, 32);
+	/* The nonce is f_rng's, drawn as mbedtls_ecp_gen_privkey draws it (32
+	 * bytes, refused outside [1, n-1]): from mbedTLS's deterministic wrapper
+	 * that is RFC 6979's k, from a real RNG a random k. */
+	if (ret == 0 && f_rng == NULL)
+		ret = MBEDTLS_ERR_ECP_BAD_INPUT_DATA;
+	for (int tries = 0; ret == 0; tries++) {
+		if (tries == SIGN_TRIES || f_rng(p_rng, k, sizeof(k)) != 0) {
+			ret = MBEDTLS_ERR_ECP_RANDOM_FAILED;
 			break;
-		case SOTLS_P256_ERR_KEY:
-			ret = MBEDTLS_ERR_ECP_INVALID_KEY;
-			break;
-		default:
-			ret = MBEDTLS_ERR_ECP_ALLOC_FAILED;
 		}
+		const int rc = sotls_p256_sign_nonce(NULL, priv, buf, blen, k, sig);
+		if (rc == SOTLS_P256_ERR_NONCE)
+			continue;
+		if (rc == SOTLS_P256_ERR_KEY)
+			ret = MBEDTLS_ERR_ECP_INVALID_KEY;
+		else if ((ret = mbedtls_mpi_read_binary(r, sig, 32)) == 0)
+			ret = mbedtls_mpi_read_binary(s, sig + 32, 32);
+		break;
 	}
 	mbedtls_platform_zeroize(priv, sizeof(priv));
-	mbedtls_platform_zeroize(extra, sizeof(extra));
+	mbedtls_platform_zeroize(k, sizeof(k));
 	return ret;
 }
 

@@ -24,6 +24,7 @@ enum sotls_p256_status {
 	SOTLS_P256_ERR_SIG_RANGE = -4,	/* r or s not in [1, n-1] */
 	SOTLS_P256_ERR_SIG = -5,      /* signature does not verify */
 	SOTLS_P256_ERR_HMAC = -6,     /* RFC 6979's HMAC-SHA-256 failed (allocation) */
+	SOTLS_P256_ERR_NONCE = -7,    /* nonce not in [1, n-1], or r or s zero: draw another */
 };
 
 #define SOTLS_P256_KEYGEN_RANDOM 48 /* random bytes a key is drawn from */
@@ -44,6 +45,14 @@ int sotls_p256_ecdh(const struct p256_impl *im, const uint8_t priv[32], const ui
  */
 int sotls_p256_sign(const struct p256_impl *im, const uint8_t priv[32], const uint8_t *hash,
 		    size_t hash_len, const uint8_t *extra, size_t extra_len, uint8_t sig[64]);
+/*
+ * The same with the caller's nonce (32 bytes, big endian), for mbedTLS's
+ * ALT hook, whose RNG is mbedTLS's RFC 6979 HMAC-DRBG when it signs
+ * deterministically. SOTLS_P256_ERR_NONCE asks for the next candidate.
+ */
+int sotls_p256_sign_nonce(const struct p256_impl *im, const uint8_t priv[32],
+			  const uint8_t *hash, size_t hash_len, const uint8_t nonce[32],
+			  uint8_t sig[64]);
 int sotls_p256_verify(const struct p256_impl *im, const uint8_t pub[65], const uint8_t *hash,
 		      size_t hash_len, const uint8_t sig[64]);
 

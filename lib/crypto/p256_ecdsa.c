@@ -76,29 +76,57 @@ static uint64_t sign_with(const struct p256_impl *im, p256_fe r, p256_fe s, cons
 	return ~p256_fe_is_zero(r) & ~p256_fe_is_zero(s);
 }
 
-int sotls_p256_sign(const struct p256_impl *im, const uint8_t priv[32], const uint8_t *hash,
-		    size_t hash_len, const uint8_t *extra, size_t extra_len, uint8_t sig[64])
+int sotls_p256_sign_nonce(const struct p256_impl *im, const uint8_t priv[32],
+			  const uint8_t *hash, size_t hash_len, const uint8_t nonce[32], uint8_t sig[64])
 {
-	struct rfc6979 st;
 	p256_fe d, e, k, r, s;
-	uint8_t h1[32];
-	int ret = SOTLS_P256_ERR_HMAC;
+	int ret = SOTLS_P256_OK;
 
 	if (im == NULL)
 		im = p256_impl_default();
 	p256_load_be(d, priv);
+	p256_load_be(k, nonce);
 	/* SEC1 §4.1.3: the signer's key d is in [1, n-1]. */
 	uint64_t ok = p256_sc_in_range(d);
 	sotls_ct_public(&ok, sizeof(ok));
 	if (!ok) {
-		memset(d, 0, sizeof(d));
-		return SOTLS_P256_ERR_KEY;
+		ret = SOTLS_P256_ERR_KEY;
+		goto out;
 	}
-	/* RFC 6979 §2.3.4 bits2octets(h1) = int2octets(bits2int(h1) mod q), the
-	 * same integer SEC1 §4.1.3 step 5 signs. */
+	/* SEC1 §4.1.3 step 1 and RFC 6979 §3.2 step h.3: k in [1, n-1], and r
+	 * and s non-zero, or the caller's next candidate. A refused k is never
+	 * used, so publishing the outcome leaks nothing about the k that is. */
+	ok = p256_sc_in_range(k);
+	sotls_ct_public(&ok, sizeof(ok));
+	if (ok) {
+		/* Step 5: e = bits2int(hash) mod n. */
+		p256_sc_from_hash(e, hash, hash_len);
+		ok = sign_with(im, r, s, k, d, e);
+		sotls_ct_public(&ok, sizeof(ok));
+	}
+	if (!ok) {
+		ret = SOTLS_P256_ERR_NONCE;
+		goto out;
+	}
+	p256_store_be(sig, r);
+	p256_store_be(sig + 32, s);
+out:
+	memset(d, 0, sizeof(d));
+	memset(k, 0, sizeof(k));
+	return ret;
+}
+
+int sotls_p256_sign(const struct p256_impl *im, const uint8_t priv[32], const uint8_t *hash,
+		    size_t hash_len, const uint8_t *extra, size_t extra_len, uint8_t sig[64])
+{
+	struct rfc6979 st;
+	p256_fe e;
+	uint8_t h1[32];
+	int ret = SOTLS_P256_ERR_HMAC;
+
+	/* RFC 6979 §2.3.4 bits2octets(h1) = int2octets(bits2int(h1) mod q). */
 	p256_sc_from_hash(e, hash, hash_len);
 	p256_store_be(h1, e);
-
 	mbedtls_md_init(&st.md);
 	if (mbedtls_md_setup(&st.md, mbedtls_md_info_from_type(MBEDTLS_MD_SHA256), 1) != 0 ||
 	    rfc6979_init(&st, priv, h1, extra, extra_len) != 0)
@@ -107,30 +135,16 @@ int sotls_p256_sign(const struct p256_impl *im, const uint8_t priv[32], const ui
 		/* Step h.2: T = V (tlen = qlen = 256 bits), k = bits2int(T). */
 		if (hmac_kv(&st, st.v, -1, NULL, NULL, NULL, 0) != 0)
 			goto out;
-		p256_load_be(k, st.v);
-		/* Step h.3: k in [1, q-1], and r and s non-zero (SEC1 §4.1.3), or the
-		 * next candidate. A rejected k is never used, so publishing the
-		 * outcome leaks nothing about the k that is. */
-		ok = p256_sc_in_range(k);
-		sotls_ct_public(&ok, sizeof(ok));
-		if (ok) {
-			ok = sign_with(im, r, s, k, d, e);
-			sotls_ct_public(&ok, sizeof(ok));
-			if (ok)
-				break;
-		}
+		ret = sotls_p256_sign_nonce(im, priv, hash, hash_len, st.v, sig);
+		if (ret != SOTLS_P256_ERR_NONCE)
+			break;
+		ret = SOTLS_P256_ERR_HMAC;
 		if (rfc6979_reseed(&st) != 0)
 			goto out;
 	}
-	p256_store_be(sig, r);
-	p256_store_be(sig + 32, s);
-	ret = SOTLS_P256_OK;
 out:
 	mbedtls_md_free(&st.md);
 	memset(&st, 0, sizeof(st));
-	memset(d, 0, sizeof(d));
-	memset(k, 0, sizeof(k));
-	memset(h1, 0, sizeof(h1));
 	return ret;
 }
 

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <mbedtls/ecdsa.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
@@ -460,6 +461,62 @@ static void test_rfc6979(void **state)
 	}
 }
 
+/* The handshake's path: mbedTLS's deterministic ECDSA through the ALT hook
+ * (lib/crypto/ec_mbedtls_alt.c) gives RFC 6979's signature too; and P-384,
+ * which the hook passes to mbedTLS's generic ECP, signs and verifies. */
+static int test_rng(void *ctx, unsigned char *out, size_t len)
+{
+	(void)ctx;
+	rng_fill(out, len);
+	return 0;
+}
+
+static void test_via_mbedtls(void **state)
+{
+	uint8_t priv[32], h[32], want[64], got[64];
+	unsigned int hl = 32;
+	mbedtls_ecp_keypair kp;
+	mbedtls_mpi r, s;
+
+	(void)state;
+	hex_decode("C9AFA9D845BA75166B5C215767B1D6934E50C3DB36E89B127B8A622B120F6721", priv, 32);
+	hex_decode("EFD48B2AACB6A8FD1140DD9CD45E81D69D2C877B56AAF991C34D0EA84EAF3716"
+		   "F7CB1C942D657C41D436C7A1B6E29F65F3E900DBB9AFF4064DC4AB2F843ACDA8",
+		   want, 64);
+	assert_int_equal(EVP_Digest("sample", 6, h, &hl, EVP_sha256(), NULL), 1);
+	mbedtls_mpi_init(&r);
+	mbedtls_mpi_init(&s);
+	mbedtls_ecp_keypair_init(&kp);
+	assert_int_equal(mbedtls_ecp_read_key(MBEDTLS_ECP_DP_SECP256R1, &kp, priv, 32), 0);
+	assert_int_equal(mbedtls_ecp_keypair_calc_public(&kp, test_rng, NULL), 0);
+	mbedtls_ecp_group *grp = &kp.MBEDTLS_PRIVATE(grp);
+	assert_int_equal(mbedtls_ecdsa_sign_det_ext(grp, &r, &s, &kp.MBEDTLS_PRIVATE(d), h, 32,
+						    MBEDTLS_MD_SHA256, test_rng, NULL),
+			 0);
+	assert_int_equal(mbedtls_mpi_write_binary(&r, got, 32), 0);
+	assert_int_equal(mbedtls_mpi_write_binary(&s, got + 32, 32), 0);
+	assert_memory_equal(got, want, 64);
+	assert_int_equal(mbedtls_ecdsa_verify(grp, h, 32, &kp.MBEDTLS_PRIVATE(Q), &r, &s), 0);
+	mbedtls_ecp_keypair_free(&kp);
+
+	mbedtls_ecp_keypair_init(&kp);
+	assert_int_equal(mbedtls_ecp_gen_key(MBEDTLS_ECP_DP_SECP384R1, &kp, test_rng, NULL), 0);
+	for (int i = 0; i < 20; i++) {
+		rng_fill(h, 32);
+		assert_int_equal(mbedtls_ecdsa_sign_det_ext(grp, &r, &s, &kp.MBEDTLS_PRIVATE(d), h,
+							    32, MBEDTLS_MD_SHA256, test_rng, NULL),
+				 0);
+		assert_int_equal(mbedtls_ecdsa_verify(grp, h, 32, &kp.MBEDTLS_PRIVATE(Q), &r, &s),
+				 0);
+		h[0] ^= 1;
+		assert_int_equal(mbedtls_ecdsa_verify(grp, h, 32, &kp.MBEDTLS_PRIVATE(Q), &r, &s),
+				 MBEDTLS_ERR_ECP_VERIFY_FAILED);
+	}
+	mbedtls_ecp_keypair_free(&kp);
+	mbedtls_mpi_free(&r);
+	mbedtls_mpi_free(&s);
+}
+
 /* -------------------------------------------- (c) against OpenSSL */
 
 static void test_keys_vs_openssl(void **state)
@@ -751,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_levels_agree),
 		cmocka_unit_test(test_formulas),
 		cmocka_unit_test(test_rfc6979),
+		cmocka_unit_test(test_via_mbedtls),
 		cmocka_unit_test(test_keys_vs_openssl),
 		cmocka_unit_test(test_ecdh_vs_openssl),
 		cmocka_unit_test(test_ecdsa_vs_openssl),
