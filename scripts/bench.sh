@@ -18,6 +18,11 @@ step() { printf '\n== %s\n' "$*"; }
 step "ARIA-GCM and AES-GCM seal/open, one core (sotls-bench-aead) -> $OUT/aead.json"
 "$BUILD/bench/sotls-bench-aead" --json > "$OUT/aead.json"
 
+# --- 1b. Public-key operations: sotls's P-256 levels, libsodium's X25519,
+# OpenSSL, mbedTLS's own ECP and RSA, nettle, side by side (~1 min).
+step "P-256, X25519 and RSA-2048 operations, one core (sotls-bench-pk) -> $OUT/pk.json"
+"$BUILD/bench/sotls-bench-pk" --json > "$OUT/pk.json"
+
 # --- 2. End-to-end TLS over loopback: sotls vs mbedTLS vs OpenSSL vs TCP -----
 # Bulk, small messages, handshakes, memory per connection, two streams
 # (~3.5 min). Tables and per-second lines on the terminal; results.json, the

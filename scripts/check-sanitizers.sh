@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The sanitizer part of `make check`:
 #  1. builds the library, tests and examples with ASan+UBSan (gcc) in their own
-#     build directory and runs the unit (crypto, tls), interop, conformance,
+#     build directory and runs the unit (crypto, tls, pk), interop, conformance,
 #     hostile, fault, load, sendfile and examples suites there; any sanitizer report fails the
-#     test that triggered it;
+#     test that triggered it (not suite ct: valgrind cannot run ASan binaries);
 #  2. runs an echo transfer (sotls-echo-server --once <-> sotls-echo-client)
 #     under valgrind memcheck, with the AES-NI level (valgrind cannot execute
 #     AVX-512): any error or definite/indirect leak fails.
@@ -33,7 +33,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
 meson test -C "$asan" --print-errorlogs --num-processes 2 \
   --suite crypto --suite tls --suite interop --suite conformance --suite hostile --suite fault \
-  --suite load --suite sendfile --suite examples
+  --suite load --suite sendfile --suite examples --suite pk
 
 echo "== valgrind memcheck: echo transfer, SOTLS_CPU=aesni"
 ninja -C "$plain" examples/sotls-echo-server examples/sotls-echo-client

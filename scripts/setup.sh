@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(
   build-essential meson ninja-build pkg-config gcc clang
-  liburing-dev libcmocka-dev libssl-dev openssl
+  liburing-dev libcmocka-dev libssl-dev openssl libsodium-dev libjansson-dev nettle-dev
   dpkg-dev xz-utils curl gnuplot-nox valgrind python3 python3-cryptography
   libclang-rt-14-dev iproute2 tshark
 )

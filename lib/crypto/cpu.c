@@ -98,3 +98,15 @@ const char *sotls_cpu_level_name(enum sotls_cpu_level level)
 		return NULL;
 	return LEVEL_NAMES[level];
 }
+
+bool sotls_cpu_has_mulx(void)
+{
+	unsigned a, b, c, d;
+
+	/* Not one of the levels: only SOTLS_CPU=generic (or a typo) switches it off. */
+	if (env_cap() == SOTLS_CPU_GENERIC || __get_cpuid_max(0, NULL) < 7)
+		return false;
+	__cpuid_count(7, 0, a, b, c, d);
+	/* CPUID.(EAX=7,ECX=0):EBX bit 8 is BMI2 (MULX), bit 19 ADX (ADCX/ADOX). */
+	return ((b >> 8) & 1) && ((b >> 19) & 1);
+}

@@ -23,6 +23,12 @@ enum sotls_cpu_level sotls_cpu_level(void);
 /* Whether the CPU and OS can run code of this level (ignores SOTLS_CPU). */
 bool sotls_cpu_supports(enum sotls_cpu_level level);
 
+/*
+ * BMI2 and ADX (MULX, ADCX, ADOX), for the public-key arithmetic; outside the
+ * levels above, false under SOTLS_CPU=generic.
+ */
+bool sotls_cpu_has_mulx(void);
+
 /* "generic", "aesni", "avx2", "avx512"; NULL for an out-of-range value. */
 const char *sotls_cpu_level_name(enum sotls_cpu_level level);
 

@@ -206,9 +206,19 @@ def converse_with_s_server(srv, srv_out, cli, to_client):
     return text
 
 
-def client_vs_s_server(env, suite):
+# ECDHE groups: each one forced on the OpenSSL side, so that every ECDH path
+# under mbedTLS (lib/crypto/ec_mbedtls_alt.c: sotls's P-256, libsodium's
+# X25519, mbedTLS's own P-384 and P-521) meets a real peer. With an RSA
+# certificate: a client that offers only X25519 cannot take a P-256 ECDSA
+# one (RFC 8422 §5.1); the ECDSA suites above check ECDSA P-256.
+GROUPS = ['P-256', 'X25519', 'P-384', 'P-521']
+GROUP_SUITE = 'ECDHE-RSA-AES128-GCM-SHA256'
+
+
+def client_vs_s_server(env, suite, groups=None):
     """sotls client <-> openssl s_server: BULK bytes each way, close_notify both ways."""
     iana, kt = SUITES[suite]
+    extra = ['-groups', groups] if groups else []
     cert, key, ca = env.certs(kt)
     to_client = env.data('to-client', BULK)
     to_server = env.data('to-server', BULK)
@@ -217,8 +227,8 @@ def client_vs_s_server(env, suite):
     # -quiet: raw data on stdin/stdout, no command letters. Stdin stays
     # open until the end so s_server never sees EOF.
     srv = env.spawn([env.a.openssl, 's_server', '-accept', str(port), '-tls1_2',
-                     '-cipher', suite, '-cert', cert, '-key', key, '-naccept', '1', '-quiet'],
-                    stdin=subprocess.PIPE, stdout=srv_out)
+                     '-cipher', suite, '-cert', cert, '-key', key, '-naccept', '1', '-quiet']
+                    + extra, stdin=subprocess.PIPE, stdout=srv_out)
     wait_listening(port, srv)
     cli = env.spawn([env.a.peer, 'client', '--port', str(port), '--verify', '--ca', ca,
                      '--servername', 'localhost', '--cipher', iana, '--send', to_server,
@@ -234,9 +244,10 @@ def client_vs_s_server(env, suite):
           's_server received wrong bytes (%d)' % len(got))
 
 
-def server_vs_s_client(env, suite):
+def server_vs_s_client(env, suite, groups=None):
     """openssl s_client <-> sotls server: BULK bytes each way, close_notify both ways."""
     iana, kt = SUITES[suite]
+    extra = ['-groups', groups] if groups else []
     cert, key, ca = env.certs(kt)
     to_client = env.data('to-client', BULK)
     to_server = env.data('to-server', BULK)
@@ -249,8 +260,8 @@ def server_vs_s_client(env, suite):
     with open(to_server, 'rb') as stdin:
         cli = env.spawn([env.a.openssl, 's_client', '-connect', '127.0.0.1:%d' % port,
                          '-tls1_2', '-cipher', suite, '-CAfile', ca, '-verify_return_error',
-                         '-servername', 'localhost', '-verify_hostname', 'localhost', '-quiet'],
-                        stdin=stdin, stdout=cli_out)
+                         '-servername', 'localhost', '-verify_hostname', 'localhost', '-quiet']
+                        + extra, stdin=stdin, stdout=cli_out)
         out, err = srv.communicate(timeout=TIMEOUT)
         cli.wait(timeout=30)
     cli_out.close()
@@ -626,6 +637,11 @@ def main():
     for suite in SUITES:
         tests['client-vs-s_server-' + suite] = (lambda s: lambda e: client_vs_s_server(e, s))(suite)
         tests['server-vs-s_client-' + suite] = (lambda s: lambda e: server_vs_s_client(e, s))(suite)
+    for g in GROUPS:
+        tests['client-vs-s_server-group-' + g] = (
+            lambda g: lambda e: client_vs_s_server(e, GROUP_SUITE, g))(g)
+        tests['server-vs-s_client-group-' + g] = (
+            lambda g: lambda e: server_vs_s_client(e, GROUP_SUITE, g))(g)
     if a.name not in tests:
         print('unknown test ' + a.name)
         return 2

@@ -181,6 +181,29 @@ static void test_chosen_level(void **state)
 	sotls_aead_clear(&a);
 }
 
+/* MULX/ADX follows the kernel's bmi2 and adx flags, and SOTLS_CPU=generic turns it off. */
+static void test_mulx(void **state)
+{
+	static char line[8192];
+	const char *env = getenv("SOTLS_CPU");
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	int want = 0;
+
+	(void)state;
+	if (f == NULL)
+		skip();
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "flags", 5) == 0) {
+			want = has_flag(line, "bmi2") && has_flag(line, "adx");
+			break;
+		}
+	fclose(f);
+	if (env != NULL && level_from_name(env) <= 0)
+		want = 0;
+	printf("test_cpu: MULX/ADX %s\n", sotls_cpu_has_mulx() ? "used" : "not used");
+	assert_int_equal(sotls_cpu_has_mulx(), want);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--expect-cap") == 0) {
@@ -195,6 +218,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_supports_is_monotonic),
 		cmocka_unit_test(test_matches_proc_cpuinfo),
 		cmocka_unit_test(test_chosen_level),
+		cmocka_unit_test(test_mulx),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,6 +69,12 @@
 #define MBEDTLS_ECDH_C
 #define MBEDTLS_ECDSA_C
 #define MBEDTLS_ECDSA_DETERMINISTIC /* RFC 6979 nonces: no RNG failure leaks a key */
+/* sotls's P-256 and libsodium's X25519 (lib/crypto/ec_mbedtls_alt.c), every
+ * other curve passed back to the generic ECP. */
+#define MBEDTLS_ECDH_GEN_PUBLIC_ALT
+#define MBEDTLS_ECDH_COMPUTE_SHARED_ALT
+#define MBEDTLS_ECDSA_SIGN_ALT
+#define MBEDTLS_ECDSA_VERIFY_ALT
 #define MBEDTLS_HMAC_DRBG_C	    /* ... which they are drawn with */
 #define MBEDTLS_RSA_C
 #define MBEDTLS_PKCS1_V15

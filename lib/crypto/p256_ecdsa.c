@@ -1,0 +1,182 @@
+/*
+ * P-256 ECDSA: signing (SEC1 §4.1.3) with RFC 6979 nonces over HMAC-SHA-256
+ * (mbedTLS's), and verification (SEC1 §4.1.4).
+ */
+#include "p256.h"
+#include "p256_point.h"
+#include "p256_scalar.h"
+
+#include <mbedtls/md.h>
+#include <string.h>
+
+/* RFC 6979 §3.2's HMAC_DRBG state: K and V, with qlen = hlen = 256. */
+struct rfc6979 {
+	mbedtls_md_context_t md;
+	uint8_t k[32], v[32];
+};
+
+/* out = HMAC_K(V || sep || x || h || extra), sep < 0 meaning V alone. */
+static int hmac_kv(struct rfc6979 *st, uint8_t out[32], int sep, const uint8_t x[32],
+		   const uint8_t h[32], const uint8_t *extra, size_t extra_len)
+{
+	const uint8_t b = (uint8_t)sep;
+
+	if (mbedtls_md_hmac_starts(&st->md, st->k, 32) != 0 ||
+	    mbedtls_md_hmac_update(&st->md, st->v, 32) != 0)
+		return -1;
+	if (sep >= 0 && (mbedtls_md_hmac_update(&st->md, &b, 1) != 0 ||
+			 (x != NULL && (mbedtls_md_hmac_update(&st->md, x, 32) != 0 ||
+					mbedtls_md_hmac_update(&st->md, h, 32) != 0)) ||
+			 (extra_len > 0 && mbedtls_md_hmac_update(&st->md, extra, extra_len) != 0)))
+		return -1;
+	return mbedtls_md_hmac_finish(&st->md, out) != 0 ? -1 : 0;
+}
+
+/* RFC 6979 §3.2 steps d-g (with §3.6's additional data k'). */
+static int rfc6979_init(struct rfc6979 *st, const uint8_t x[32], const uint8_t h[32],
+			const uint8_t *extra, size_t extra_len)
+{
+	memset(st->v, 0x01, 32);
+	memset(st->k, 0x00, 32);
+	for (int sep = 0; sep < 2; sep++)
+		if (hmac_kv(st, st->k, sep, x, h, extra, extra_len) != 0 ||
+		    hmac_kv(st, st->v, -1, NULL, NULL, NULL, 0) != 0)
+			return -1;
+	return 0;
+}
+
+/* Step h.3: after a rejected candidate, K = HMAC_K(V || 0x00), V = HMAC_K(V). */
+static int rfc6979_reseed(struct rfc6979 *st)
+{
+	if (hmac_kv(st, st->k, 0, NULL, NULL, NULL, 0) != 0)
+		return -1;
+	return hmac_kv(st, st->v, -1, NULL, NULL, NULL, 0);
+}
+
+/* r, s for nonce k: r = x(k·G) mod n, s = k^-1 (e + r·d) mod n; all ones when
+ * both are non-zero (SEC1 §4.1.3 steps 1-6). */
+static uint64_t sign_with(const struct p256_impl *im, p256_fe r, p256_fe s, const p256_fe k,
+			  const p256_fe d, const p256_fe e)
+{
+	p256_jac q;
+	p256_aff a;
+	p256_fe x, kinv;
+
+	p256_mul_base(im, &q, k);
+	p256_to_affine(im, &a, &q);
+	p256_fe_from_mont(im, x, a.x);
+	p256_sc_reduce(r, x);
+	p256_sc_mul(im, s, r, d);
+	p256_sc_add(s, s, e);
+	p256_sc_inv(im, kinv, k);
+	p256_sc_mul(im, s, s, kinv);
+	memset(&q, 0, sizeof(q));
+	memset(&a, 0, sizeof(a));
+	memset(kinv, 0, sizeof(kinv));
+	return ~p256_fe_is_zero(r) & ~p256_fe_is_zero(s);
+}
+
+int sotls_p256_sign_nonce(const struct p256_impl *im, const uint8_t priv[32],
+			  const uint8_t *hash, size_t hash_len, const uint8_t nonce[32], uint8_t sig[64])
+{
+	p256_fe d, e, k, r, s;
+	int ret = SOTLS_P256_OK;
+
+	if (im == NULL)
+		im = p256_impl_default();
+	p256_load_be(d, priv);
+	p256_load_be(k, nonce);
+	/* SEC1 §4.1.3: the signer's key d is in [1, n-1]. */
+	uint64_t ok = p256_sc_in_range(d);
+	sotls_ct_public(&ok, sizeof(ok));
+	if (!ok) {
+		ret = SOTLS_P256_ERR_KEY;
+		goto out;
+	}
+	/* SEC1 §4.1.3 step 1 and RFC 6979 §3.2 step h.3: k in [1, n-1], and r
+	 * and s non-zero, or the caller's next candidate. A refused k is never
+	 * used, so publishing the outcome leaks nothing about the k that is. */
+	ok = p256_sc_in_range(k);
+	sotls_ct_public(&ok, sizeof(ok));
+	if (ok) {
+		/* Step 5: e = bits2int(hash) mod n. */
+		p256_sc_from_hash(e, hash, hash_len);
+		ok = sign_with(im, r, s, k, d, e);
+		sotls_ct_public(&ok, sizeof(ok));
+	}
+	if (!ok) {
+		ret = SOTLS_P256_ERR_NONCE;
+		goto out;
+	}
+	p256_store_be(sig, r);
+	p256_store_be(sig + 32, s);
+out:
+	memset(d, 0, sizeof(d));
+	memset(k, 0, sizeof(k));
+	return ret;
+}
+
+int sotls_p256_sign(const struct p256_impl *im, const uint8_t priv[32], const uint8_t *hash,
+		    size_t hash_len, const uint8_t *extra, size_t extra_len, uint8_t sig[64])
+{
+	struct rfc6979 st;
+	p256_fe e;
+	uint8_t h1[32];
+	int ret = SOTLS_P256_ERR_HMAC;
+
+	/* RFC 6979 §2.3.4 bits2octets(h1) = int2octets(bits2int(h1) mod q). */
+	p256_sc_from_hash(e, hash, hash_len);
+	p256_store_be(h1, e);
+	mbedtls_md_init(&st.md);
+	if (mbedtls_md_setup(&st.md, mbedtls_md_info_from_type(MBEDTLS_MD_SHA256), 1) != 0 ||
+	    rfc6979_init(&st, priv, h1, extra, extra_len) != 0)
+		goto out;
+	for (;;) {
+		/* Step h.2: T = V (tlen = qlen = 256 bits), k = bits2int(T). */
+		if (hmac_kv(&st, st.v, -1, NULL, NULL, NULL, 0) != 0)
+			goto out;
+		ret = sotls_p256_sign_nonce(im, priv, hash, hash_len, st.v, sig);
+		if (ret != SOTLS_P256_ERR_NONCE)
+			break;
+		ret = SOTLS_P256_ERR_HMAC;
+		if (rfc6979_reseed(&st) != 0)
+			goto out;
+	}
+out:
+	mbedtls_md_free(&st.md);
+	memset(&st, 0, sizeof(st));
+	return ret;
+}
+
+int sotls_p256_verify(const struct p256_impl *im, const uint8_t pub[65], const uint8_t *hash,
+		      size_t hash_len, const uint8_t sig[64])
+{
+	p256_aff q, ra;
+	p256_jac a, b;
+	p256_fe r, s, e, w, u1, u2, x;
+
+	if (im == NULL)
+		im = p256_impl_default();
+	if (p256_point_decode(im, &q, pub) != 0)
+		return SOTLS_P256_ERR_POINT;
+	p256_load_be(r, sig);
+	p256_load_be(s, sig + 32);
+	/* SEC1 §4.1.4 step 1: r and s are integers in [1, n-1]. */
+	if (!p256_sc_in_range(r) || !p256_sc_in_range(s))
+		return SOTLS_P256_ERR_SIG_RANGE;
+	/* Steps 3-5: e, u1 = e·s^-1, u2 = r·s^-1, R = u1·G + u2·Q. */
+	p256_sc_from_hash(e, hash, hash_len);
+	p256_sc_inv(im, w, s);
+	p256_sc_mul(im, u1, e, w);
+	p256_sc_mul(im, u2, r, w);
+	p256_mul_base(im, &a, u1);
+	p256_mul_var(im, &b, u2, &q);
+	im->add(&a, &a, &b);
+	/* Step 5: R at infinity is a reject. */
+	if (p256_to_affine(im, &ra, &a))
+		return SOTLS_P256_ERR_SIG;
+	/* Steps 6-8: v = x_R mod n must equal r. */
+	p256_fe_from_mont(im, x, ra.x);
+	p256_sc_reduce(x, x);
+	return p256_fe_eq(x, r) ? SOTLS_P256_OK : SOTLS_P256_ERR_SIG;
+}

@@ -1,0 +1,34 @@
+/* The P-256 implementation level, chosen once from the CPU (cpu.c). */
+#include "cpu.h"
+#include "p256_internal.h"
+
+#include <stddef.h>
+
+const struct p256_impl *p256_impl_get(enum p256_level level)
+{
+	switch (level) {
+	case P256_GENERIC:
+		return &p256_impl_generic;
+	case P256_MULX:
+		return sotls_cpu_has_mulx() ? &p256_impl_mulx : NULL;
+	default:
+		return NULL;
+	}
+}
+
+/* Racing first callers compute the same pointer; the atomic makes the
+ * publication well defined without a lock. */
+static const struct p256_impl *_Atomic chosen;
+
+const struct p256_impl *p256_impl_default(void)
+{
+	const struct p256_impl *im = chosen;
+
+	if (im == NULL) {
+		im = p256_impl_get(P256_MULX);
+		if (im == NULL)
+			im = &p256_impl_generic;
+		chosen = im;
+	}
+	return im;
+}

@@ -1,0 +1,245 @@
+/*
+ * P-256 inversion and point formulas over one level's field multiplication.
+ * Included once by each p256_field_<level>.c after it defines
+ *   static void fe_mul(p256_fe r, const p256_fe a, const p256_fe b);
+ *   static void fe_sqr(p256_fe r, const p256_fe a);
+ *   static void sc_mul(p256_fe r, const p256_fe a, const p256_fe b);
+ * (r may alias a or b) and P256_LEVEL_NAME, so that every formula is compiled
+ * with that level's multiplication inlined rather than called through a
+ * pointer: about 3,000 multiplications make one scalar multiplication.
+ *
+ * Formulas: Jacobian coordinates with a = -3, "dbl-2001-b", "add-2007-bl" and
+ * "madd-2007-bl" from the Explicit-Formulas Database. Every exceptional case
+ * (an input at infinity, equal inputs) is resolved with masks, not branches.
+ */
+#ifndef P256_LEVEL_NAME
+#error "define P256_LEVEL_NAME before including p256_point_impl.h"
+#endif
+
+#define P256_CAT2(a, b) a##b
+#define P256_CAT(a, b) P256_CAT2(a, b)
+#define P256_STR2(a) #a
+#define P256_STR(a) P256_STR2(a)
+
+/* r = a^(2^k), k >= 1 */
+static void fe_sqr_n(p256_fe r, const p256_fe a, int k)
+{
+	fe_sqr(r, a);
+	for (int i = 1; i < k; i++)
+		fe_sqr(r, r);
+}
+
+/*
+ * Fermat: a^(p-2). The exponent, from the top bit down, is 32 ones, 31 zeros,
+ * a one, 96 zeros, 94 ones, a zero and a one; the chain builds the runs of
+ * ones as a^(2^k - 1) and shifts them into place.
+ */
+static void fe_inv(p256_fe r, const p256_fe a)
+{
+	p256_fe x2, x4, x8, x16, x30, x32, t;
+
+	fe_sqr(t, a);
+	fe_mul(x2, t, a);
+	fe_sqr_n(t, x2, 2);
+	fe_mul(x4, t, x2);
+	fe_sqr_n(t, x4, 4);
+	fe_mul(x8, t, x4);
+	fe_sqr_n(t, x8, 8);
+	fe_mul(x16, t, x8);
+	fe_sqr_n(t, x16, 16);
+	fe_mul(x32, t, x16);
+	fe_sqr_n(t, x16, 8);
+	fe_mul(x30, t, x8);
+	fe_sqr_n(x30, x30, 4);
+	fe_mul(x30, x30, x4);
+	fe_sqr_n(x30, x30, 2);
+	fe_mul(x30, x30, x2);
+
+	fe_sqr_n(t, x32, 32);
+	fe_mul(t, t, a);
+	fe_sqr_n(t, t, 96 + 32);
+	fe_mul(t, t, x32);
+	fe_sqr_n(t, t, 32);
+	fe_mul(t, t, x32);
+	fe_sqr_n(t, t, 30);
+	fe_mul(t, t, x30);
+	fe_sqr_n(t, t, 2);
+	fe_mul(r, t, a);
+}
+
+static void jac_cmov(p256_jac *r, const p256_jac *a, uint64_t mask)
+{
+	p256_fe_cmov(r->x, a->x, mask);
+	p256_fe_cmov(r->y, a->y, mask);
+	p256_fe_cmov(r->z, a->z, mask);
+}
+
+static void pt_dbl(p256_jac *r, const p256_jac *a)
+{
+	p256_fe delta, gamma, beta, alpha, t1, t2;
+
+	fe_sqr(delta, a->z);
+	fe_sqr(gamma, a->y);
+	fe_mul(beta, a->x, gamma);
+	p256_fe_sub(t1, a->x, delta);
+	p256_fe_add(t2, a->x, delta);
+	fe_mul(alpha, t1, t2);
+	p256_fe_add(t1, alpha, alpha);
+	p256_fe_add(alpha, t1, alpha);
+	/* Z3 = (Y1 + Z1)^2 - gamma - delta: the last read of a, which r may alias. */
+	p256_fe_add(t1, a->y, a->z);
+	fe_sqr(t1, t1);
+	p256_fe_sub(t1, t1, gamma);
+	p256_fe_sub(r->z, t1, delta);
+	/* X3 = alpha^2 - 8 beta */
+	p256_fe_add(beta, beta, beta);
+	p256_fe_add(beta, beta, beta);
+	fe_sqr(t1, alpha);
+	p256_fe_add(t2, beta, beta);
+	p256_fe_sub(r->x, t1, t2);
+	/* Y3 = alpha (4 beta - X3) - 8 gamma^2 */
+	p256_fe_sub(t1, beta, r->x);
+	fe_mul(t1, alpha, t1);
+	fe_sqr(t2, gamma);
+	p256_fe_add(t2, t2, t2);
+	p256_fe_add(t2, t2, t2);
+	p256_fe_add(t2, t2, t2);
+	p256_fe_sub(r->y, t1, t2);
+}
+
+/*
+ * The common tail of add and madd: X3 = r^2 - J - 2V, Y3 = r (V - X3) - 2 S1 J,
+ * with rr = r / 2 on entry (doubled here) and s1j = S1·J.
+ */
+static void add_tail(p256_jac *out, p256_fe rr, const p256_fe j, const p256_fe v,
+		     const p256_fe s1j)
+{
+	p256_fe t;
+
+	p256_fe_add(rr, rr, rr);
+	fe_sqr(out->x, rr);
+	p256_fe_sub(out->x, out->x, j);
+	p256_fe_sub(out->x, out->x, v);
+	p256_fe_sub(out->x, out->x, v);
+	p256_fe_sub(t, v, out->x);
+	fe_mul(t, rr, t);
+	p256_fe_add(out->y, s1j, s1j);
+	p256_fe_sub(out->y, t, out->y);
+}
+
+static inline void pt_add_any(p256_jac *r, const p256_jac *a, const p256_jac *b, int full)
+{
+	p256_fe z1z1, z2z2, u1, u2, s1, s2, h, i, j, rr, v, t;
+	p256_jac out;
+	const uint64_t a_inf = p256_fe_is_zero(a->z), b_inf = p256_fe_is_zero(b->z);
+
+	fe_sqr(z1z1, a->z);
+	fe_sqr(z2z2, b->z);
+	fe_mul(u1, a->x, z2z2);
+	fe_mul(u2, b->x, z1z1);
+	fe_mul(s1, a->y, b->z);
+	fe_mul(s1, s1, z2z2);
+	fe_mul(s2, b->y, a->z);
+	fe_mul(s2, s2, z1z1);
+	p256_fe_sub(h, u2, u1);
+	p256_fe_sub(rr, s2, s1);
+	const uint64_t same = p256_fe_is_zero(h) & p256_fe_is_zero(rr);
+	p256_fe_add(i, h, h);
+	fe_sqr(i, i);
+	fe_mul(j, h, i);
+	fe_mul(v, u1, i);
+	fe_mul(s1, s1, j);
+	add_tail(&out, rr, j, v, s1);
+	/* Z3 = ((Z1 + Z2)^2 - Z1Z1 - Z2Z2) H */
+	p256_fe_add(t, a->z, b->z);
+	fe_sqr(t, t);
+	p256_fe_sub(t, t, z1z1);
+	p256_fe_sub(t, t, z2z2);
+	fe_mul(out.z, t, h);
+
+	if (full) {
+		p256_jac d;
+
+		pt_dbl(&d, a);
+		jac_cmov(&out, &d, same & ~a_inf & ~b_inf);
+	}
+	jac_cmov(&out, b, a_inf);
+	jac_cmov(&out, a, b_inf);
+	*r = out;
+}
+
+static inline void pt_madd_any(p256_jac *r, const p256_jac *a, const p256_aff *b,
+			       uint64_t b_mask, int full)
+{
+	p256_fe z1z1, u2, s2, h, hh, i, j, rr, v, t;
+	p256_jac out, lifted;
+	const uint64_t a_inf = p256_fe_is_zero(a->z);
+
+	fe_sqr(z1z1, a->z);
+	fe_mul(u2, b->x, z1z1);
+	fe_mul(s2, b->y, a->z);
+	fe_mul(s2, s2, z1z1);
+	p256_fe_sub(h, u2, a->x);
+	p256_fe_sub(rr, s2, a->y);
+	const uint64_t same = p256_fe_is_zero(h) & p256_fe_is_zero(rr);
+	fe_sqr(hh, h);
+	p256_fe_add(i, hh, hh);
+	p256_fe_add(i, i, i);
+	fe_mul(j, h, i);
+	fe_mul(v, a->x, i);
+	fe_mul(t, a->y, j);
+	add_tail(&out, rr, j, v, t);
+	/* Z3 = (Z1 + H)^2 - Z1Z1 - HH */
+	p256_fe_add(t, a->z, h);
+	fe_sqr(t, t);
+	p256_fe_sub(t, t, z1z1);
+	p256_fe_sub(out.z, t, hh);
+
+	if (full) {
+		p256_jac d;
+
+		pt_dbl(&d, a);
+		jac_cmov(&out, &d, same & ~a_inf & b_mask);
+	}
+	for (int k = 0; k < 4; k++) {
+		lifted.x[k] = b->x[k];
+		lifted.y[k] = b->y[k];
+		lifted.z[k] = P256_ONE[k];
+	}
+	jac_cmov(&out, &lifted, a_inf);
+	jac_cmov(&out, a, ~b_mask);
+	*r = out;
+}
+
+static void pt_add(p256_jac *r, const p256_jac *a, const p256_jac *b)
+{
+	pt_add_any(r, a, b, 1);
+}
+
+static void pt_add_distinct(p256_jac *r, const p256_jac *a, const p256_jac *b)
+{
+	pt_add_any(r, a, b, 0);
+}
+
+static void pt_madd(p256_jac *r, const p256_jac *a, const p256_aff *b, uint64_t b_mask)
+{
+	pt_madd_any(r, a, b, b_mask, 1);
+}
+
+static void pt_madd_distinct(p256_jac *r, const p256_jac *a, const p256_aff *b, uint64_t b_mask)
+{
+	pt_madd_any(r, a, b, b_mask, 0);
+}
+
+const struct p256_impl P256_CAT(p256_impl_, P256_LEVEL_NAME) = {
+	.name = P256_STR(P256_LEVEL_NAME),
+	.fe_mul = fe_mul,
+	.fe_sqr = fe_sqr,
+	.fe_inv = fe_inv,
+	.sc_mul = sc_mul,
+	.dbl = pt_dbl,
+	.add = pt_add,
+	.madd = pt_madd,
+	.add_distinct = pt_add_distinct,
+	.madd_distinct = pt_madd_distinct,
+};
