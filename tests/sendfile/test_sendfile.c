@@ -602,6 +602,7 @@ static void *stall_sender_main(void *arg)
 	setsockopt(s->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	sotls_conn_new(cfg, s->fd, &c);
 	s->rc = sotls_handshake(c);
+	s->info = (struct sotls_info)SOTLS_INFO_INIT;
 	sotls_get_info(c, &s->info);
 	off_t off = 0;
 	while (s->rc == 0 && (size_t)off < s->f->size) {
