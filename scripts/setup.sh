@@ -30,3 +30,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 scripts/fetch-mbedtls.sh
+
+# Meson applies the overlay (subprojects/packagefiles/mbedtls/) only when it
+# unpacks the tarball; a checkout whose overlay changed since would keep
+# building mbedTLS with the old configuration. Refresh the unpacked copy.
+for dir in subprojects/mbedtls-*/; do
+  [ -d "$dir" ] || continue
+  for f in subprojects/packagefiles/mbedtls/*; do
+    cmp -s "$f" "$dir$(basename "$f")" || cp "$f" "$dir"
+  done
+done
