@@ -68,6 +68,9 @@ enum sotls_error {
 
 	/* Handshake, continued. */
 	SOTLS_ERR_HOSTNAME = -62,
+	/* The server's RSA signature failed its check with the public key (a
+	 * computation fault): it was not sent. */
+	SOTLS_ERR_PRIVATE_KEY_CHECK = -63,
 };
 
 /* ------------------------------------------------------------------------ */

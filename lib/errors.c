@@ -62,6 +62,8 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "internal error";
 	case SOTLS_ERR_HOSTNAME:
 		return "no server name to check the peer's certificate against";
+	case SOTLS_ERR_PRIVATE_KEY_CHECK:
+		return "a private-key result failed its check with the public key (fault), not sent";
 	}
 	return "unknown error code";
 }

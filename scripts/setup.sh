@@ -8,7 +8,7 @@ PACKAGES=(
   build-essential meson ninja-build pkg-config gcc clang
   liburing-dev libcmocka-dev libssl-dev openssl
   dpkg-dev xz-utils curl gnuplot-nox valgrind python3
-  libclang-rt-14-dev iproute2
+  libclang-rt-14-dev iproute2 libjansson-dev
 )
 
 missing=()
