@@ -15,11 +15,9 @@
  */
 #include "rsa.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "cpu.h"
 #include "ct_valgrind.h"
@@ -207,19 +205,8 @@ static void crt(const struct sotls_rsa_key *k, uint64_t *out, const uint64_t *x,
 
 static int random_limbs(uint64_t *r, size_t n)
 {
-	uint8_t *p = (uint8_t *)r;
-	size_t left = n * sizeof(uint64_t);
-
-	while (left > 0) {
-		ssize_t got = getrandom(p, left, 0);
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			return SOTLS_ERR_SYSCALL;
-		}
-		p += got;
-		left -= (size_t)got;
-	}
+	if (sotls_getrandom(r, n * sizeof(uint64_t)) != 0)
+		return SOTLS_ERR_SYSCALL;
 	SOTLS_CT_SECRET(r, n * sizeof(uint64_t));
 	return 0;
 }

@@ -58,6 +58,7 @@ SOTLS_API void sotls_config_free(struct sotls_config *cfg)
 	mbedtls_x509_crt_free(&cfg->chain);
 	mbedtls_x509_crt_free(&cfg->ca);
 	mbedtls_pk_free(&cfg->key);
+	sotls_rsa_key_free(cfg->rsa);
 	pthread_mutex_destroy(&cfg->build_lock);
 	free(cfg->server_name);
 	sotls_wipe(cfg, sizeof(*cfg));
@@ -167,11 +168,17 @@ SOTLS_API int sotls_config_set_cert_mem(struct sotls_config *cfg, const void *ch
 		rc = SOTLS_ERR_KEY_LOAD;
 		goto out;
 	}
+	struct sotls_rsa_key *rsa;
+	rc = sotls_pk_own_rsa(&pk, &rsa);
+	if (rc != 0)
+		goto out;
 	mbedtls_x509_crt_free(&cfg->chain);
 	cfg->chain = crt;
 	mbedtls_x509_crt_init(&crt);
 	mbedtls_pk_free(&cfg->key);
+	sotls_rsa_key_free(cfg->rsa);
 	cfg->key = pk;
+	cfg->rsa = rsa;
 	mbedtls_pk_init(&pk);
 	cfg->have_chain = true;
 	rc = 0;

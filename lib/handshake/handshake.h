@@ -18,6 +18,7 @@
 
 #include "aead.h"
 #include "record.h"
+#include "rsa.h"
 #include "sotls.h"
 
 /* ---- suites ---- */
@@ -85,8 +86,11 @@ struct sotls_config {
 	bool have_chain;
 	mbedtls_x509_crt chain;
 	/* Parsed once, shared by every connection on every thread: mbedTLS's
-	 * THREADING_C guards the state RSA keeps in the key (blinding). */
+	 * THREADING_C guards the state RSA keeps in the key (blinding). An RSA
+	 * key sotls's RSA code takes is an "RSA alt" context signing with rsa
+	 * (rsa_key.c), whose lock guards its blinding. */
 	mbedtls_pk_context key;
+	struct sotls_rsa_key *rsa;
 
 	bool have_ca;
 	mbedtls_x509_crt ca;
@@ -102,6 +106,15 @@ struct sotls_config {
 /* Makes cfg read-only, builds its mbedTLS configuration the first time and
  * takes a reference. Returns 0, or the build's error (no reference taken). */
 int sotls_config_use(struct sotls_config *cfg);
+
+/*
+ * If pk is an RSA key sotls's RSA code takes (rsa.h: 2048, 3072, 4096 bits,
+ * balanced primes), turns pk into an mbedTLS RSA-alt context that signs with
+ * it and sets *own, to be freed with sotls_rsa_key_free after pk; any other
+ * key stays as it is (*own NULL). Returns 0, SOTLS_ERR_KEY_LOAD or
+ * SOTLS_ERR_OUT_OF_MEMORY (pk unchanged on failure).
+ */
+int sotls_pk_own_rsa(mbedtls_pk_context *pk, struct sotls_rsa_key **own);
 
 /* mbedTLS's RNG callback: getrandom(2). */
 int sotls_os_random(void *ctx, unsigned char *out, size_t len);

@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <jansson.h>
 #include <mbedtls/pk.h>
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
@@ -35,7 +34,7 @@
 #include "cpu.h"
 #include "crypto_testutil.h"
 #include "rsa.h"
-#include "rsa_testkey.h"
+#include "rsa_testutil.h"
 #include "sotls.h"
 
 static int scale = 1;
@@ -62,31 +61,6 @@ static struct sotls_rsa_key *new_key(const struct rsa_testkey *tk, enum sotls_rs
 	return k;
 }
 
-static const EVP_MD *md_of(enum sotls_rsa_hash h)
-{
-	switch (h) {
-	case SOTLS_RSA_SHA1:
-		return EVP_sha1();
-	case SOTLS_RSA_SHA224:
-		return EVP_sha224();
-	case SOTLS_RSA_SHA256:
-		return EVP_sha256();
-	case SOTLS_RSA_SHA384:
-		return EVP_sha384();
-	case SOTLS_RSA_SHA512:
-		return EVP_sha512();
-	}
-	return NULL;
-}
-
-static size_t digest(enum sotls_rsa_hash h, const uint8_t *msg, size_t len, uint8_t out[64])
-{
-	unsigned int n = 0;
-	if (!EVP_Digest(msg, len, out, &n, md_of(h), NULL))
-		fail_msg("EVP_Digest failed");
-	return n;
-}
-
 static EVP_PKEY_CTX *ossl_ctx(EVP_PKEY *pkey, int (*init)(EVP_PKEY_CTX *), int padding,
 			      const EVP_MD *md)
 {
@@ -106,80 +80,28 @@ static void random_below_n(const struct rsa_testkey *tk, uint8_t *out)
 	while (memcmp(out, tk->params.n.p, len) >= 0);
 }
 
-static const char *vectors_dir(void)
-{
-	const char *d = getenv("SOTLS_VECTORS");
-	if (d == NULL)
-		fail_msg("SOTLS_VECTORS is not set (the Wycheproof directory)");
-	return d;
-}
-
-static json_t *load_vectors(const char *name)
-{
-	char path[4096];
-	json_error_t err;
-
-	snprintf(path, sizeof(path), "%s/%s", vectors_dir(), name);
-	json_t *root = json_load_file(path, 0, &err);
-	if (root == NULL)
-		fail_msg("%s: %s (line %d)", path, err.text, err.line);
-	return root;
-}
-
-/* A hex string of a JSON object's member, decoded into a new buffer. */
-static uint8_t *hex_member(json_t *obj, const char *key, size_t *len)
-{
-	const char *hex = json_string_value(json_object_get(obj, key));
-	if (hex == NULL)
-		fail_msg("vector without \"%s\"", key);
-	const size_t cap = strlen(hex) / 2 + 1;
-	uint8_t *buf = malloc(cap);
-	*len = hex_decode(hex, buf, cap);
-	return buf;
-}
-
-static int hash_from_name(const char *name, enum sotls_rsa_hash *h)
-{
-	static const struct {
-		const char *name;
-		enum sotls_rsa_hash h;
-	} NAMES[] = {{"SHA-1", SOTLS_RSA_SHA1},
-		     {"SHA-224", SOTLS_RSA_SHA224},
-		     {"SHA-256", SOTLS_RSA_SHA256},
-		     {"SHA-384", SOTLS_RSA_SHA384},
-		     {"SHA-512", SOTLS_RSA_SHA512}};
-	for (size_t i = 0; i < sizeof(NAMES) / sizeof(NAMES[0]); i++)
-		if (name != NULL && strcmp(name, NAMES[i].name) == 0) {
-			*h = NAMES[i].h;
-			return 0;
-		}
-	return -1;
-}
-
 /* ------------------------------------------------- Wycheproof signing */
 
 static void test_wycheproof_sign(void **state)
 {
 	(void)state;
-	json_t *root = load_vectors("rsa_pkcs1_2048_sig_gen_test.json");
+	const char *file = "rsa_pkcs1_2048_sig_gen_test.json";
+	json_t *root = wp_load(file);
 	size_t cases = 0, unbalanced = 0, index;
 	json_t *group;
 
 	json_array_foreach(json_object_get(root, "testGroups"), index, group)
 	{
-		enum sotls_rsa_hash h = SOTLS_RSA_SHA256;
-		const char *sha = json_string_value(json_object_get(group, "sha"));
-		if (hash_from_name(sha, &h) != 0)
-			fail_msg("group %zu: hash %s", index, sha ? sha : "(none)");
+		const enum sotls_rsa_hash h = wp_group_hash(group);
 		const char *pem = json_string_value(json_object_get(group, "privateKeyPem"));
 		if (pem == NULL)
 			fail_msg("group %zu without privateKeyPem", index);
 		struct rsa_testkey tk;
 		rsa_testkey_from_pem(&tk, pem, strlen(pem));
-
 		/* Three keys have primes of 1364 and 684 bits: sotls's RSA takes
 		 * primes of half the modulus' size and leaves those keys to
-		 * mbedTLS (test_server_key signs them through the server's path). */
+		 * mbedTLS (test_rsa_server signs every case through the server's
+		 * path). */
 		if (tk.part_len[2] != tk.part_len[3]) {
 			struct sotls_rsa_key *k = NULL;
 			assert_int_equal(sotls_rsa_key_new(&k, &tk.params, SOTLS_RSA_GENERIC),
@@ -194,40 +116,29 @@ static void test_wycheproof_sign(void **state)
 			json_t *t;
 			json_array_foreach(json_object_get(group, "tests"), ti, t)
 			{
-				const long id = (long)json_integer_value(json_object_get(t, "tcId"));
-				const char *result = json_string_value(json_object_get(t, "result"));
-				size_t msg_len, sig_len;
-				uint8_t *msg = hex_member(t, "msg", &msg_len);
-				uint8_t *want = hex_member(t, "sig", &sig_len);
-				uint8_t d[64], sig[512];
-				const size_t dlen = digest(h, msg, msg_len, d);
-				int rc = sotls_rsa_pkcs1_sign(k, h, d, dlen, sig, sig_len);
+				struct wp_case c;
+				uint8_t sig[512];
+				wp_case_read(t, h, &c);
 				/* Every case carries the one signature the key makes:
 				 * "valid", and "acceptable" ones (SHA-1, e = 3) that
 				 * sotls signs all the same. */
-				if (strcmp(result, "valid") != 0 && strcmp(result, "acceptable") != 0)
-					fail_msg("tcId %ld: unexpected result %s", id, result);
-				if (rc != 0)
-					fail_msg("tcId %ld (%s), level %s: sign returned %d", id,
-						 result, sotls_rsa_impl_name(levels[l]), rc);
-				if (memcmp(sig, want, sig_len) != 0)
-					fail_msg("tcId %ld (%s), level %s: wrong signature", id,
-						 result, sotls_rsa_impl_name(levels[l]));
-				free(msg);
-				free(want);
+				if (strcmp(c.result, "valid") != 0 && strcmp(c.result, "acceptable") != 0)
+					fail_msg("tcId %ld: unexpected result %s", c.id, c.result);
+				int rc = sotls_rsa_pkcs1_sign(k, h, c.digest, c.digest_len, sig,
+							      c.sig_len);
+				if (rc != 0 || memcmp(sig, c.sig, c.sig_len) != 0)
+					fail_msg("tcId %ld (%s), level %s: wrong signature (rc %d)",
+						 c.id, c.result, sotls_rsa_impl_name(levels[l]), rc);
+				wp_case_free(&c);
 				cases += l == 0;
 			}
 			sotls_rsa_key_free(k);
 		}
 		rsa_testkey_free(&tk);
 	}
-	const json_int_t declared = json_integer_value(json_object_get(root, "numberOfTests"));
-	if ((json_int_t)(cases + unbalanced) != declared)
-		fail_msg("ran %zu + %zu cases, the file declares %lld", cases, unbalanced,
-			 (long long)declared);
-	printf("wycheproof sig_gen: %zu cases x %zu levels; %zu with unbalanced primes "
-	       "refused\n",
-	       cases, n_levels, unbalanced);
+	wp_check_count(root, cases + unbalanced, file);
+	printf("%s: %zu cases x %zu levels; %zu with unbalanced primes refused\n", file, cases,
+	       n_levels, unbalanced);
 	json_decref(root);
 }
 
@@ -235,51 +146,42 @@ static void test_wycheproof_sign(void **state)
 
 static void wycheproof_verify(const char *file)
 {
-	json_t *root = load_vectors(file);
+	json_t *root = wp_load(file);
 	size_t cases = 0, index;
 	json_t *group;
 
 	json_array_foreach(json_object_get(root, "testGroups"), index, group)
 	{
-		size_t der_len;
-		uint8_t *der = hex_member(group, "publicKeyDer", &der_len);
+		const char *der_hex = json_string_value(json_object_get(group, "publicKeyDer"));
+		uint8_t der[2048];
+		const size_t der_len = der_hex ? hex_decode(der_hex, der, sizeof(der)) : 0;
 		mbedtls_pk_context pk;
 		mbedtls_pk_init(&pk);
 		if (mbedtls_pk_parse_public_key(&pk, der, der_len) != 0)
 			fail_msg("%s group %zu: mbedTLS cannot parse the public key", file, index);
-		const char *sha = json_string_value(json_object_get(group, "sha"));
-		if (sha == NULL || strcmp(sha, "SHA-256") != 0)
-			fail_msg("%s group %zu: hash %s", file, index, sha ? sha : "(none)");
+		if (wp_group_hash(group) != SOTLS_RSA_SHA256)
+			fail_msg("%s group %zu: not SHA-256", file, index);
 
 		size_t ti;
 		json_t *t;
 		json_array_foreach(json_object_get(group, "tests"), ti, t)
 		{
-			const long id = (long)json_integer_value(json_object_get(t, "tcId"));
-			const char *result = json_string_value(json_object_get(t, "result"));
-			size_t msg_len, sig_len;
-			uint8_t *msg = hex_member(t, "msg", &msg_len);
-			uint8_t *sig = hex_member(t, "sig", &sig_len);
-			uint8_t d[64];
-			const size_t dlen = digest(SOTLS_RSA_SHA256, msg, msg_len, d);
-			int rc = mbedtls_pk_verify(&pk, MBEDTLS_MD_SHA256, d, dlen, sig, sig_len);
-			if (strcmp(result, "valid") == 0 && rc != 0)
-				fail_msg("%s tcId %ld: valid signature refused (-0x%04x)", file, id,
+			struct wp_case c;
+			wp_case_read(t, SOTLS_RSA_SHA256, &c);
+			int rc = mbedtls_pk_verify(&pk, MBEDTLS_MD_SHA256, c.digest, c.digest_len,
+						   c.sig, c.sig_len);
+			if (strcmp(c.result, "valid") == 0 && rc != 0)
+				fail_msg("%s tcId %ld: valid signature refused (-0x%04x)", file, c.id,
 					 (unsigned)-rc);
-			if (strcmp(result, "invalid") == 0 && rc == 0)
-				fail_msg("%s tcId %ld: invalid signature accepted", file, id);
+			if (strcmp(c.result, "invalid") == 0 && rc == 0)
+				fail_msg("%s tcId %ld: invalid signature accepted", file, c.id);
 			/* "acceptable" (a legacy encoding): either answer. */
-			free(msg);
-			free(sig);
+			wp_case_free(&c);
 			cases++;
 		}
 		mbedtls_pk_free(&pk);
-		free(der);
 	}
-	const json_int_t declared = json_integer_value(json_object_get(root, "numberOfTests"));
-	if ((json_int_t)cases != declared)
-		fail_msg("%s: ran %zu cases, the file declares %lld", file, cases,
-			 (long long)declared);
+	wp_check_count(root, cases, file);
 	printf("%s: %zu cases\n", file, cases);
 	json_decref(root);
 }
@@ -314,7 +216,7 @@ static void differential_key(const struct rsa_testkey *tk, int msgs)
 		if (EVP_PKEY_decrypt(raw, want, &want_len, x, len) <= 0 || want_len != len)
 			fail_msg("OpenSSL raw private operation failed");
 		rng_fill(msg, sizeof(msg));
-		digest(SOTLS_RSA_SHA256, msg, sizeof(msg), d);
+		rsa_digest(SOTLS_RSA_SHA256, msg, sizeof(msg), d);
 		uint8_t osig[512];
 		size_t osig_len = sizeof(osig);
 		if (EVP_PKEY_sign(sign, osig, &osig_len, d, 32) <= 0 || osig_len != len)
@@ -393,114 +295,122 @@ static void minus_one(uint8_t *out, const uint8_t *a, size_t len)
 			break;
 }
 
-static void test_edge_inputs(void **state)
+/* One edge key at one level, and the same key at the portable level. */
+struct edge_case {
+	const struct rsa_testkey *tk;
+	struct sotls_rsa_key *k, *ref;
+	const char *level;
+};
+
+static void each_edge_key(void (*check)(const struct edge_case *c))
 {
-	(void)state;
 	for (int e = 0; e < 3; e++) {
-		const struct rsa_testkey *tk = &edge_keys[e];
-		const size_t len = tk->params.n.len;
+		struct edge_case c = {.tk = &edge_keys[e]};
+		c.ref = new_key(c.tk, SOTLS_RSA_GENERIC);
 		for (size_t l = 0; l < n_levels; l++) {
-			struct sotls_rsa_key *k = new_key(tk, levels[l]);
-			uint8_t in[513], out[513], want[512];
-			assert_int_equal(sotls_rsa_key_bytes(k), len);
-
-			/* 0^d = 0, 1^d = 1, (n - 1)^d = n - 1 (d is odd). */
-			memset(in, 0, len);
-			assert_int_equal(sotls_rsa_private(k, in, len, out), 0);
-			assert_memory_equal(out, in, len);
-			in[len - 1] = 1;
-			assert_int_equal(sotls_rsa_private(k, in, len, out), 0);
-			assert_memory_equal(out, in, len);
-			minus_one(in, tk->params.n.p, len);
-			assert_int_equal(sotls_rsa_private(k, in, len, out), 0);
-			assert_memory_equal(out, in, len);
-			/* In place. */
-			memcpy(want, in, len);
-			assert_int_equal(sotls_rsa_private(k, in, len, in), 0);
-			assert_memory_equal(in, want, len);
-
-			/* n, n + 1, all ones: RFC 8017 §5.2.1 out of range. */
-			memcpy(in, tk->params.n.p, len);
-			assert_int_equal(sotls_rsa_private(k, in, len, out),
-					 SOTLS_ERR_INVALID_ARGUMENT);
-			in[len - 1]++;
-			assert_int_equal(sotls_rsa_private(k, in, len, out),
-					 SOTLS_ERR_INVALID_ARGUMENT);
-			memset(in, 0xff, len);
-			assert_int_equal(sotls_rsa_private(k, in, len, out),
-					 SOTLS_ERR_INVALID_ARGUMENT);
-			/* Lengths other than the modulus'. */
-			memset(in, 0, sizeof(in));
-			assert_int_equal(sotls_rsa_private(k, in, len - 1, out),
-					 SOTLS_ERR_INVALID_ARGUMENT);
-			assert_int_equal(sotls_rsa_private(k, in, len + 1, out),
-					 SOTLS_ERR_INVALID_ARGUMENT);
-			assert_int_equal(sotls_rsa_private(NULL, in, len, out),
-					 SOTLS_ERR_INVALID_ARGUMENT);
-			/* A hash of the wrong size, an unknown hash, a short buffer. */
-			uint8_t d[64] = {0};
-			assert_int_equal(sotls_rsa_pkcs1_sign(k, SOTLS_RSA_SHA256, d, 31, out, len),
-					 SOTLS_ERR_INVALID_ARGUMENT);
-			assert_int_equal(
-				sotls_rsa_pkcs1_sign(k, (enum sotls_rsa_hash)9, d, 32, out, len),
-				SOTLS_ERR_INVALID_ARGUMENT);
-			assert_int_equal(
-				sotls_rsa_pkcs1_sign(k, SOTLS_RSA_SHA256, d, 32, out, len - 1),
-				SOTLS_ERR_INVALID_ARGUMENT);
-			sotls_rsa_key_free(k);
+			c.k = new_key(c.tk, levels[l]);
+			c.level = sotls_rsa_impl_name(levels[l]);
+			check(&c);
+			sotls_rsa_key_free(c.k);
 		}
+		sotls_rsa_key_free(c.ref);
 	}
 }
 
-/* A faulted CRT half is never handed out, at every level and size. */
+static void edge_inputs(const struct edge_case *c)
+{
+	const struct rsa_testkey *tk = c->tk;
+	struct sotls_rsa_key *k = c->k;
+	const size_t len = tk->params.n.len;
+	uint8_t in[513], out[513], want[512];
+	assert_int_equal(sotls_rsa_key_bytes(k), len);
+
+	/* 0^d = 0, 1^d = 1, (n - 1)^d = n - 1 (d is odd). */
+	memset(in, 0, len);
+	assert_int_equal(sotls_rsa_private(k, in, len, out), 0);
+	assert_memory_equal(out, in, len);
+	in[len - 1] = 1;
+	assert_int_equal(sotls_rsa_private(k, in, len, out), 0);
+	assert_memory_equal(out, in, len);
+	minus_one(in, tk->params.n.p, len);
+	assert_int_equal(sotls_rsa_private(k, in, len, out), 0);
+	assert_memory_equal(out, in, len);
+	/* In place. */
+	memcpy(want, in, len);
+	assert_int_equal(sotls_rsa_private(k, in, len, in), 0);
+	assert_memory_equal(in, want, len);
+
+	/* n, n + 1, all ones: RFC 8017 §5.2.1 out of range. */
+	memcpy(in, tk->params.n.p, len);
+	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_ERR_INVALID_ARGUMENT);
+	in[len - 1]++;
+	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_ERR_INVALID_ARGUMENT);
+	memset(in, 0xff, len);
+	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_ERR_INVALID_ARGUMENT);
+	/* Lengths other than the modulus'. */
+	memset(in, 0, sizeof(in));
+	assert_int_equal(sotls_rsa_private(k, in, len - 1, out), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_rsa_private(k, in, len + 1, out), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_rsa_private(NULL, in, len, out), SOTLS_ERR_INVALID_ARGUMENT);
+	/* A hash of the wrong size, an unknown hash, a short buffer. */
+	uint8_t d[64] = {0};
+	assert_int_equal(sotls_rsa_pkcs1_sign(k, SOTLS_RSA_SHA256, d, 31, out, len),
+			 SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_rsa_pkcs1_sign(k, (enum sotls_rsa_hash)9, d, 32, out, len),
+			 SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_rsa_pkcs1_sign(k, SOTLS_RSA_SHA256, d, 32, out, len - 1),
+			 SOTLS_ERR_INVALID_ARGUMENT);
+}
+
+static void test_edge_inputs(void **state)
+{
+	(void)state;
+	each_edge_key(edge_inputs);
+}
+
+/* A faulted CRT half is never handed out. */
+static void fault_check(const struct edge_case *c)
+{
+	const size_t len = c->tk->params.n.len;
+	struct sotls_rsa_key *k = c->k;
+	uint8_t in[512], out[512], zero[512] = {0};
+	for (int half = 1; half <= 2; half++) {
+		random_below_n(c->tk, in);
+		sotls_rsa_key_test_fault(k, half);
+		memset(out, 0xa5, len);
+		assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_ERR_PRIVATE_KEY_CHECK);
+		assert_memory_equal(out, zero, len);
+		sotls_rsa_key_test_fault(k, 0);
+		assert_int_equal(sotls_rsa_private(k, in, len, out), 0);
+	}
+}
+
 static void test_fault_check(void **state)
 {
 	(void)state;
-	for (int e = 0; e < 3; e++) {
-		const struct rsa_testkey *tk = &edge_keys[e];
-		const size_t len = tk->params.n.len;
-		for (size_t l = 0; l < n_levels; l++) {
-			struct sotls_rsa_key *k = new_key(tk, levels[l]);
-			uint8_t in[512], out[512], zero[512] = {0};
-			for (int half = 1; half <= 2; half++) {
-				random_below_n(tk, in);
-				sotls_rsa_key_test_fault(k, half);
-				memset(out, 0xa5, len);
-				assert_int_equal(sotls_rsa_private(k, in, len, out),
-						 SOTLS_ERR_PRIVATE_KEY_CHECK);
-				assert_memory_equal(out, zero, len);
-				sotls_rsa_key_test_fault(k, 0);
-				assert_int_equal(sotls_rsa_private(k, in, len, out), 0);
-			}
-			sotls_rsa_key_free(k);
-		}
-	}
+	each_edge_key(fault_check);
 }
 
 /* Every level gives the portable level's answers, blinding refreshes
  * included (more than 32 operations on one key). */
+static void levels_agree(const struct edge_case *c)
+{
+	const size_t len = c->tk->params.n.len;
+	for (int i = 0; i < 40; i++) {
+		uint8_t in[512], a[512], b[512];
+		random_below_n(c->tk, in);
+		assert_int_equal(sotls_rsa_private(c->ref, in, len, a), 0);
+		assert_int_equal(sotls_rsa_private(c->k, in, len, b), 0);
+		if (memcmp(a, b, len) != 0)
+			fail_msg("RSA-%d: level %s differs from generic, input %d", c->tk->bits,
+				 c->level, i);
+	}
+}
+
 static void test_levels_agree(void **state)
 {
 	(void)state;
-	for (int e = 0; e < 3; e++) {
-		const struct rsa_testkey *tk = &edge_keys[e];
-		const size_t len = tk->params.n.len;
-		struct sotls_rsa_key *ref = new_key(tk, SOTLS_RSA_GENERIC);
-		for (size_t l = 0; l < n_levels; l++) {
-			struct sotls_rsa_key *k = new_key(tk, levels[l]);
-			for (int i = 0; i < 40; i++) {
-				uint8_t in[512], a[512], b[512];
-				random_below_n(tk, in);
-				assert_int_equal(sotls_rsa_private(ref, in, len, a), 0);
-				assert_int_equal(sotls_rsa_private(k, in, len, b), 0);
-				if (memcmp(a, b, len) != 0)
-					fail_msg("RSA-%d: level %s differs from generic, input %d",
-						 tk->bits, sotls_rsa_impl_name(levels[l]), i);
-			}
-			sotls_rsa_key_free(k);
-		}
-		sotls_rsa_key_free(ref);
-	}
+	each_edge_key(levels_agree);
 }
 
 /* Keys sotls leaves to another implementation, and keys that are wrong. */
