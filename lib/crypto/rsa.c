@@ -48,9 +48,19 @@ struct sotls_rsa_key {
 
 static const struct sotls_mont_ops *const OPS[SOTLS_RSA_IMPLS] = {
 	&sotls_mont_generic,
+	&sotls_mont_mulx,
 };
 
 static const char *const IMPL_NAMES[SOTLS_RSA_IMPLS] = {"generic", "mulx", "ifma"};
+
+#ifdef SOTLS_CT_VALGRIND
+/* valgrind runs MULX/ADCX/ADOX but hides ADX from CPUID: the ct test, which
+ * reads the host's flags in /proc/cpuinfo, sets this. */
+bool sotls_rsa_ct_mulx_forced;
+#define MULX_FORCED sotls_rsa_ct_mulx_forced
+#else
+#define MULX_FORCED false
+#endif
 
 bool sotls_rsa_impl_supported(enum sotls_rsa_impl impl)
 {
@@ -58,6 +68,7 @@ bool sotls_rsa_impl_supported(enum sotls_rsa_impl impl)
 	case SOTLS_RSA_GENERIC:
 		return true;
 	case SOTLS_RSA_MULX:
+		return sotls_cpu_has_mulx_adx() || MULX_FORCED;
 	case SOTLS_RSA_IFMA:
 	case SOTLS_RSA_IMPLS:
 		break;

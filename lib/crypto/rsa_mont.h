@@ -63,6 +63,23 @@ void sotls_modexp_window(const struct sotls_mont_ops *ops, const struct sotls_ex
  */
 void sotls_mont_init(struct sotls_mont *mt, const uint64_t *m, size_t n);
 
+/* The sizes, for levels that make one copy of their code per size. */
+#define SOTLS_MONT_SIZES(X) X(16) X(24) X(32) X(48) X(64)
+
+/* static void FN(r, a, b, mt) calling FN##_16 ... FN##_64 by mt->n. */
+#define SOTLS_MONT_BY_SIZE(FN)                                                             \
+	static void FN(uint64_t *r, const uint64_t *a, const uint64_t *b,                  \
+		       const struct sotls_mont *mt)                                        \
+	{                                                                                  \
+		switch (mt->n) {                                                           \
+		case 16: FN##_16(r, a, b, mt); break;                                      \
+		case 24: FN##_24(r, a, b, mt); break;                                      \
+		case 32: FN##_32(r, a, b, mt); break;                                      \
+		case 48: FN##_48(r, a, b, mt); break;                                      \
+		case 64: FN##_64(r, a, b, mt); break;                                      \
+		}                                                                          \
+	}
+
 /* ---- limb helpers, constant time in the values ---- */
 
 /* All ones if x != 0, else 0. */

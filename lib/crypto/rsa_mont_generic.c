@@ -40,26 +40,14 @@ mont_mul_fixed(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct s
 	sotls_mont_final_sub(r, t, t[n], m, n);
 }
 
-#define SIZES(X) X(16) X(24) X(32) X(48) X(64)
-
 #define MUL_N(N)                                                                           \
 	static void mul_##N(uint64_t *r, const uint64_t *a, const uint64_t *b,             \
 			    const struct sotls_mont *mt)                                   \
 	{                                                                                  \
 		mont_mul_fixed(r, a, b, mt, N);                                            \
 	}
-SIZES(MUL_N)
-
-static void mul(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct sotls_mont *mt)
-{
-	switch (mt->n) {
-#define CASE_N(N)                                                                          \
-	case N:                                                                            \
-		mul_##N(r, a, b, mt);                                                      \
-		break;
-		SIZES(CASE_N)
-	}
-}
+SOTLS_MONT_SIZES(MUL_N)
+SOTLS_MONT_BY_SIZE(mul)
 
 static void sqr(uint64_t *r, const uint64_t *a, const struct sotls_mont *mt)
 {

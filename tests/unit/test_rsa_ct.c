@@ -9,13 +9,16 @@
  * e. What is public by design (the outcome of the key's checks and of the
  * check with e, the signature) is marked defined by the library itself.
  *
- *   test_rsa_ct KEY.pem...   every level valgrind runs (valgrind hides
- *                            AVX-512, so not ifma), every key
+ *   test_rsa_ct KEY.pem...   every level valgrind runs, every key: generic,
+ *                            and mulx where /proc/cpuinfo has bmi2 and adx
+ *                            (valgrind runs them but hides ADX from CPUID);
+ *                            valgrind has no AVX-512, so not ifma
  *   test_rsa_ct --canary     branches on a secret byte: valgrind must fail
  *
  * It is a plain program, not cmocka: its exit status and valgrind's error
  * count are the result.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +104,25 @@ static int run(const char *path, enum sotls_rsa_impl impl, int ops)
 	return 0;
 }
 
+extern bool sotls_rsa_ct_mulx_forced; /* rsa.c, SOTLS_CT_VALGRIND builds only */
+
+/* Whether the host CPU (not valgrind's CPUID) has BMI2 and ADX. */
+static bool host_has_mulx_adx(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[8192];
+	bool bmi2 = false, adx = false;
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "flags", 5) == 0) {
+			bmi2 = strstr(line, " bmi2") != NULL;
+			adx = strstr(line, " adx") != NULL;
+			break;
+		}
+	if (f != NULL)
+		fclose(f);
+	return bmi2 && adx;
+}
+
 /* A secret-dependent branch valgrind must report: the check can fail. */
 static int canary(void)
 {
@@ -119,6 +141,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: valgrind --error-exitcode=1 test_rsa_ct KEY.pem...\n");
 		return 2;
 	}
+	sotls_rsa_ct_mulx_forced = host_has_mulx_adx();
 	int levels = 0;
 	for (int impl = 0; impl < SOTLS_RSA_IMPLS; impl++) {
 		if (!sotls_rsa_impl_supported((enum sotls_rsa_impl)impl))
