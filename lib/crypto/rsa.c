@@ -49,6 +49,7 @@ struct sotls_rsa_key {
 static const struct sotls_mont_ops *const OPS[SOTLS_RSA_IMPLS] = {
 	&sotls_mont_generic,
 	&sotls_mont_mulx,
+	&sotls_mont_ifma,
 };
 
 static const char *const IMPL_NAMES[SOTLS_RSA_IMPLS] = {"generic", "mulx", "ifma"};
@@ -70,6 +71,7 @@ bool sotls_rsa_impl_supported(enum sotls_rsa_impl impl)
 	case SOTLS_RSA_MULX:
 		return sotls_cpu_has_mulx_adx() || MULX_FORCED;
 	case SOTLS_RSA_IFMA:
+		return sotls_cpu_has_ifma();
 	case SOTLS_RSA_IMPLS:
 		break;
 	}

@@ -9,17 +9,22 @@
 #include "rsa_mont.h"
 #include "util.h"
 
-#define WINDOW 5
+#define WINDOW SOTLS_EXP_WINDOW
 #define TABLE (1u << WINDOW)
 
-/* WINDOW bits of e starting at bit pos (pos public); bits past the top are 0. */
-static uint64_t window_at(const uint64_t *e, size_t n, size_t pos, unsigned width)
+uint64_t sotls_exp_window(const uint64_t *e, size_t n, size_t pos)
 {
 	const size_t limb = pos / 64, shift = pos % 64;
 	uint64_t v = e[limb] >> shift;
-	if (shift + width > 64 && limb + 1 < n)
+	if (shift + WINDOW > 64 && limb + 1 < n)
 		v |= e[limb + 1] << (64 - shift);
-	return v & ((1u << width) - 1);
+	return v & ((1u << WINDOW) - 1);
+}
+
+size_t sotls_exp_top(size_t n)
+{
+	const size_t bits = 64 * n;
+	return bits - (bits % WINDOW ? bits % WINDOW : WINDOW);
 }
 
 /* r = table[idx], reading every entry. */
@@ -38,7 +43,7 @@ static void table_scan(uint64_t *r, const uint64_t (*table)[SOTLS_RSA_MAX_HALF *
 static void modexp(const struct sotls_mont_ops *ops, const struct sotls_exp_job *job)
 {
 	const struct sotls_mont *mt = job->m;
-	const size_t n = mt->n, bits = 64 * n;
+	const size_t n = mt->n;
 	uint64_t table[TABLE][SOTLS_RSA_MAX_HALF * 2];
 	uint64_t acc[SOTLS_RSA_MAX_LIMBS], t[SOTLS_RSA_MAX_LIMBS];
 	static const uint64_t one[SOTLS_RSA_MAX_LIMBS] = {1};
@@ -50,16 +55,15 @@ static void modexp(const struct sotls_mont_ops *ops, const struct sotls_exp_job 
 	for (unsigned k = 2; k < TABLE; k++)
 		ops->mul(table[k], table[k - 1], job->base, mt);
 
-	/* The top window takes what is left over by the full ones. */
-	size_t pos = bits - (bits % WINDOW ? bits % WINDOW : WINDOW);
+	size_t pos = sotls_exp_top(n);
 	table_scan(acc, (const uint64_t(*)[SOTLS_RSA_MAX_HALF * 2])table,
-		   window_at(job->exp, n, pos, WINDOW), n);
+		   sotls_exp_window(job->exp, n, pos), n);
 	while (pos > 0) {
 		pos -= WINDOW;
 		for (int s = 0; s < WINDOW; s++)
 			ops->sqr(acc, acc, mt);
 		table_scan(t, (const uint64_t(*)[SOTLS_RSA_MAX_HALF * 2])table,
-			   window_at(job->exp, n, pos, WINDOW), n);
+			   sotls_exp_window(job->exp, n, pos), n);
 		ops->mul(acc, acc, t, mt);
 	}
 	for (size_t i = 0; i < n; i++)

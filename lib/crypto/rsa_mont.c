@@ -20,11 +20,6 @@ void sotls_mont_init(struct sotls_mont *mt, const uint64_t *m, size_t n)
 	 * mask each time (x < m keeps 2x < 2m). */
 	uint64_t *x = mt->rr;
 	x[0] = 1;
-	for (size_t k = 0; k < 128 * n; k++) {
-		uint64_t top = x[n - 1] >> 63;
-		for (size_t i = n - 1; i > 0; i--)
-			x[i] = (x[i] << 1) | (x[i - 1] >> 63);
-		x[0] <<= 1;
-		sotls_mont_final_sub(x, x, top, m, n);
-	}
+	for (size_t k = 0; k < 128 * n; k++)
+		sotls_mont_double(x, m, n);
 }

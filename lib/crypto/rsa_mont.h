@@ -57,6 +57,16 @@ extern const struct sotls_mont_ops sotls_mont_ifma;    /* rsa_mont_ifma.c */
 void sotls_modexp_window(const struct sotls_mont_ops *ops, const struct sotls_exp_job jobs[2]);
 
 /*
+ * The window schedule every level follows: windows of SOTLS_EXP_WINDOW bits
+ * over all 64 n bits of the exponent, the top one at sotls_exp_top(n) (what
+ * the full windows leave over), then one every SOTLS_EXP_WINDOW bits down
+ * to 0. sotls_exp_window is the window at bit pos (public) of e.
+ */
+#define SOTLS_EXP_WINDOW 5
+size_t sotls_exp_top(size_t n);
+uint64_t sotls_exp_window(const uint64_t *e, size_t n, size_t pos);
+
+/*
  * Sets up mt for the odd modulus m > 1 of n limbs, n one of the sizes above
  * (the caller checks both). R^2 comes from modular doubling, constant time,
  * so m may be a secret prime.
@@ -142,6 +152,16 @@ static inline void sotls_mont_final_sub(uint64_t *r, const uint64_t *t, uint64_t
 	 * more than the top limb holds. */
 	uint64_t keep_t = sotls_limb_barrier((uint64_t)0 - (borrow & (top ^ 1)));
 	sotls_limbs_select(r, t, u, keep_t, n);
+}
+
+/* x = 2 x mod m, for x < m (n limbs). */
+static inline void sotls_mont_double(uint64_t *x, const uint64_t *m, size_t n)
+{
+	uint64_t top = x[n - 1] >> 63;
+	for (size_t i = n - 1; i > 0; i--)
+		x[i] = (x[i] << 1) | (x[i - 1] >> 63);
+	x[0] <<= 1;
+	sotls_mont_final_sub(x, x, top, m, n);
 }
 
 /* All ones if a < b (n limbs), else 0. */
