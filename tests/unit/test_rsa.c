@@ -343,7 +343,9 @@ static void edge_inputs(const struct edge_case *c)
 	/* n, n + 1, all ones: RFC 8017 §5.2.1 out of range. */
 	memcpy(in, tk->params.n.p, len);
 	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_ERR_INVALID_ARGUMENT);
-	in[len - 1]++;
+	for (size_t i = len; i-- > 0;) /* n + 1 */
+		if (++in[i] != 0)
+			break;
 	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_ERR_INVALID_ARGUMENT);
 	memset(in, 0xff, len);
 	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_ERR_INVALID_ARGUMENT);
