@@ -3,16 +3,19 @@
  * -mavx512f -mavx512ifma, called only when cpu.c found IFMA and AVX-512),
  * both halves at once, the way OpenSSL 3 runs RSA-2048 on such CPUs.
  *
- * Numbers are k digits of 52 bits, one per 64-bit lane (V = k/8 rounded up
- * registers): k = 20, 30, 40 for 1024-, 1536-, 2048-bit primes. The
- * multiplication is "almost Montgomery" (AMM) with R' = 2^(52 k): a b / R'
- * mod m, below 2m for inputs below 2m, which 4m < R' allows, so only the
- * final result is reduced. Each of the k steps adds the low halves of
- * a b_i and of y m (y the digit that zeroes lane 0, from a scalar copy of
- * lane 0), shifts the lanes down by one and adds the high halves; the lanes
- * are not normalised inside (they stay below 2^61), only at the end, by
- * carry look-ahead on the lane masks. The two halves' steps are interleaved
- * so that one's scalar chain fills the other's latency.
+ * Numbers are k digits of 52 bits, one per 64-bit lane, in V registers of 8
+ * lanes with room for one digit more: k = 20, 30, 40 for 1024-, 1536- and
+ * 2048-bit primes. The multiplication is "almost Montgomery" (AMM) with
+ * R' = 2^(52 k): a b / R' mod m, below 2m for inputs below 2m, which 4m < R'
+ * allows, so only the final result is reduced. Each of the k steps adds
+ * a b_i + y m, y the digit that zeroes lane 0, and shifts the lanes down by
+ * one: the low halves of the products go to one accumulator, the high
+ * halves (through copies of a and m shifted up a lane) to another, so the
+ * step's products do not wait for each other, and lane 0 is also summed in
+ * a scalar, which gives y and the carry out of lane 0 early. The lanes are
+ * not normalised inside (they stay below 2^61), only at the end, by carry
+ * look-ahead on the lane masks. The two halves' AMMs are interleaved so
+ * that one's scalar chain fills the other's latency.
  *
  * Conversions at the edges: the 64-bit levels' Montgomery form x R becomes
  * x R' by an AMM with R'^2 / R mod m, and back by an AMM with R mod m.
@@ -29,17 +32,17 @@
 #include "util.h"
 
 #define MASK52 ((UINT64_C(1) << 52) - 1)
-#define MAX_V 5
+#define MAX_V 6 /* 41 lanes for k = 40: one above the top digit */
 #define MAX_LANES (8 * MAX_V)
 #define TABLE (1u << SOTLS_EXP_WINDOW)
 
-/* A modulus in 52-bit digits. */
+typedef uint64_t num52[MAX_LANES] __attribute__((aligned(64)));
+
+/* A modulus in 52-bit digits, and shifted up a digit. */
 struct m52 {
-	alignas(64) uint64_t m[MAX_LANES];
+	num52 m, m_up;
 	uint64_t k0; /* -m^-1 mod 2^52 */
 };
-
-typedef uint64_t num52[MAX_LANES] __attribute__((aligned(64)));
 
 /* d (lanes digits) = s (n 64-bit limbs). */
 static void to52(uint64_t *d, const uint64_t *s, size_t n, size_t lanes)
@@ -100,63 +103,94 @@ static inline __attribute__((always_inline)) void normalise(uint64_t *out, __m51
 	}
 }
 
-/* ra = a b / R' mod ma, rc = c d / R' mod mc (below 2m); inputs normalised
- * digits below 2m. Outputs may be inputs. */
+/*
+ * One AMM in flight. Low halves of the products go to lo, high halves to hi
+ * through copies of the operands shifted up a lane (position j + 1), so both
+ * accumulators take their step's terms in parallel and are shifted down
+ * together; lane 0 of both, in a scalar, gives the step's y.
+ */
+struct amm {
+	__m512i lo[MAX_V], hi[MAX_V];
+	num52 a_up;
+	const uint64_t *a, *b;
+	const struct m52 *m;
+	uint64_t carry;
+};
+
+static inline __attribute__((always_inline)) void amm_start(struct amm *s, const uint64_t *a,
+							    const uint64_t *b,
+							    const struct m52 *m, const int V)
+{
+	__m512i prev = _mm512_setzero_si512();
+	for (int v = 0; v < V; v++) {
+		const __m512i av = _mm512_load_si512((const void *)(a + 8 * v));
+		_mm512_store_si512((void *)(s->a_up + 8 * v), _mm512_alignr_epi64(av, prev, 7));
+		prev = av;
+		s->lo[v] = s->hi[v] = _mm512_setzero_si512();
+	}
+	s->a = a;
+	s->b = b;
+	s->m = m;
+	s->carry = 0;
+}
+
+/* Step i: + a b_i + y m, then / 2^52. */
+static inline __attribute__((always_inline)) void amm_step(struct amm *s, int i, const int V)
+{
+	const uint64_t bi = s->b[i];
+	/* Lane 0 of this step, whole: the vector's is shifted out below. */
+	const uint64_t x = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(s->lo[0])) +
+			   (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(s->hi[0])) +
+			   s->carry + ((s->a[0] * bi) & MASK52);
+	const uint64_t y = (x * s->m->k0) & MASK52;
+	s->carry = (x + ((s->m->m[0] * y) & MASK52)) >> 52;
+
+	const __m512i Bi = _mm512_set1_epi64((long long)bi), Y = _mm512_set1_epi64((long long)y);
+	for (int v = 0; v < V; v++) {
+		s->lo[v] = _mm512_madd52lo_epu64(
+			s->lo[v], _mm512_load_si512((const void *)(s->a + 8 * v)), Bi);
+		s->hi[v] = _mm512_madd52hi_epu64(
+			s->hi[v], _mm512_load_si512((const void *)(s->a_up + 8 * v)), Bi);
+	}
+	for (int v = 0; v < V; v++) {
+		s->lo[v] = _mm512_madd52lo_epu64(
+			s->lo[v], _mm512_load_si512((const void *)(s->m->m + 8 * v)), Y);
+		s->hi[v] = _mm512_madd52hi_epu64(
+			s->hi[v], _mm512_load_si512((const void *)(s->m->m_up + 8 * v)), Y);
+	}
+	const __m512i zero = _mm512_setzero_si512();
+	for (int v = 0; v < V; v++) {
+		s->lo[v] = _mm512_alignr_epi64(v + 1 < V ? s->lo[v + 1] : zero, s->lo[v], 1);
+		s->hi[v] = _mm512_alignr_epi64(v + 1 < V ? s->hi[v + 1] : zero, s->hi[v], 1);
+	}
+}
+
+static inline __attribute__((always_inline)) void amm_end(struct amm *s, uint64_t *r,
+							  const int V)
+{
+	__m512i sum[MAX_V];
+	for (int v = 0; v < V; v++)
+		sum[v] = _mm512_add_epi64(s->lo[v], s->hi[v]);
+	sum[0] = _mm512_add_epi64(sum[0], lane0_only(s->carry));
+	normalise(r, sum, V);
+}
+
+/* ra = a b / R' mod ma, rc = c d / R' mod mc (below 2m), two at once for
+ * their latencies to overlap; inputs normalised digits below 2m. Outputs
+ * may be inputs. */
 static inline __attribute__((always_inline)) void
 amm2(uint64_t *ra, const uint64_t *a, const uint64_t *b, const struct m52 *ma, uint64_t *rc,
      const uint64_t *c, const uint64_t *d, const struct m52 *mc, const int V, const int K)
 {
-	const __m512i zero = _mm512_setzero_si512();
-	__m512i A[MAX_V], C[MAX_V];
-	uint64_t carry_a = 0, carry_c = 0;
-
-	for (int v = 0; v < V; v++)
-		A[v] = C[v] = zero;
+	struct amm x, y;
+	amm_start(&x, a, b, ma, V);
+	amm_start(&y, c, d, mc, V);
 	for (int i = 0; i < K; i++) {
-		const uint64_t bi = b[i], di = d[i];
-		/* Lane 0 after this step's low halves, in a scalar: its y, and
-		 * its carry into lane 1 (the vector's lane 0 is shifted out). */
-		const uint64_t xa = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(A[0])) +
-				    carry_a + ((a[0] * bi) & MASK52);
-		const uint64_t xc = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(C[0])) +
-				    carry_c + ((c[0] * di) & MASK52);
-		const uint64_t ya = (xa * ma->k0) & MASK52, yc = (xc * mc->k0) & MASK52;
-		carry_a = (xa + ((ma->m[0] * ya) & MASK52)) >> 52;
-		carry_c = (xc + ((mc->m[0] * yc) & MASK52)) >> 52;
-
-		const __m512i Bi = _mm512_set1_epi64((long long)bi);
-		const __m512i Di = _mm512_set1_epi64((long long)di);
-		const __m512i Ya = _mm512_set1_epi64((long long)ya);
-		const __m512i Yc = _mm512_set1_epi64((long long)yc);
-		for (int v = 0; v < V; v++) {
-			const __m512i av = _mm512_load_si512((const void *)(a + 8 * v));
-			const __m512i cv = _mm512_load_si512((const void *)(c + 8 * v));
-			A[v] = _mm512_madd52lo_epu64(A[v], av, Bi);
-			C[v] = _mm512_madd52lo_epu64(C[v], cv, Di);
-			A[v] = _mm512_madd52lo_epu64(
-				A[v], _mm512_load_si512((const void *)(ma->m + 8 * v)), Ya);
-			C[v] = _mm512_madd52lo_epu64(
-				C[v], _mm512_load_si512((const void *)(mc->m + 8 * v)), Yc);
-		}
-		for (int v = 0; v < V; v++) {
-			A[v] = _mm512_alignr_epi64(v + 1 < V ? A[v + 1] : zero, A[v], 1);
-			C[v] = _mm512_alignr_epi64(v + 1 < V ? C[v + 1] : zero, C[v], 1);
-		}
-		for (int v = 0; v < V; v++) {
-			const __m512i av = _mm512_load_si512((const void *)(a + 8 * v));
-			const __m512i cv = _mm512_load_si512((const void *)(c + 8 * v));
-			A[v] = _mm512_madd52hi_epu64(A[v], av, Bi);
-			C[v] = _mm512_madd52hi_epu64(C[v], cv, Di);
-			A[v] = _mm512_madd52hi_epu64(
-				A[v], _mm512_load_si512((const void *)(ma->m + 8 * v)), Ya);
-			C[v] = _mm512_madd52hi_epu64(
-				C[v], _mm512_load_si512((const void *)(mc->m + 8 * v)), Yc);
-		}
+		amm_step(&x, i, V);
+		amm_step(&y, i, V);
 	}
-	A[0] = _mm512_add_epi64(A[0], lane0_only(carry_a));
-	C[0] = _mm512_add_epi64(C[0], lane0_only(carry_c));
-	normalise(ra, A, V);
-	normalise(rc, C, V);
+	amm_end(&x, ra, V);
+	amm_end(&y, rc, V);
 }
 
 /* r = table[idx], reading every entry. */
@@ -190,12 +224,13 @@ static void half_init(const struct sotls_mont_ops *ops, struct half *h,
 		      const struct sotls_exp_job *job, size_t k)
 {
 	const struct sotls_mont *mt = job->m;
-	const size_t n = mt->n, lanes = 8 * ((k + 7) / 8);
+	const size_t n = mt->n, lanes = 8 * (k / 8 + 1);
 	static const uint64_t one[SOTLS_RSA_MAX_HALF] = {1};
 	uint64_t x[SOTLS_RSA_MAX_HALF];
 
 	memset(h, 0, sizeof(*h));
 	to52(h->m.m, mt->m, n, lanes);
+	memcpy(h->m.m_up + 1, h->m.m, (lanes - 1) * sizeof(uint64_t));
 	h->m.k0 = mt->m0inv & MASK52;
 	/* R'^2 mod m from R^2 mod m: 2 (52 k - 64 n) doublings. */
 	memcpy(x, mt->rr, n * sizeof(uint64_t));
@@ -262,7 +297,7 @@ static void exp_both(const struct sotls_mont_ops *ops, const struct sotls_exp_jo
 		exp2_k(ops, jobs, 4, 30);
 		break;
 	case 32:
-		exp2_k(ops, jobs, 5, 40);
+		exp2_k(ops, jobs, 6, 40);
 		break;
 	}
 }
