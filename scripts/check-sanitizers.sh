@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The sanitizer part of `make check`:
 #  1. builds the library, tests and examples with ASan+UBSan (gcc) in their own
-#     build directory and runs the unit (crypto, tls), interop, hostile,
+#     build directory and runs the unit (crypto, pk, tls), interop, hostile,
 #     fault, load, sendfile and examples suites there; any sanitizer report fails the
 #     test that triggered it;
 #  2. runs an echo transfer (sotls-echo-server --once <-> sotls-echo-client)
@@ -32,7 +32,7 @@ ninja -C "$asan"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1:print_stacktrace=1}
 meson test -C "$asan" --print-errorlogs --num-processes 2 \
-  --suite crypto --suite tls --suite interop --suite hostile --suite fault --suite load \
+  --suite crypto --suite pk --suite tls --suite interop --suite hostile --suite fault --suite load \
   --suite sendfile --suite examples
 
 echo "== valgrind memcheck: echo transfer, SOTLS_CPU=aesni"

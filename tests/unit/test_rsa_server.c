@@ -5,8 +5,9 @@
  *    for balanced keys, mbedTLS's for the three with unbalanced primes);
  *  - which keys a configuration hands to sotls's RSA (2048/3072/4096) and
  *    which stay with mbedTLS (1024-bit RSA, ECDSA);
- *  - full handshakes, sotls server and client over a socketpair, with
- *    RSA-2048/3072/4096 certificates: the client verifies the signature;
+ *  - full handshakes over a socketpair with RSA-2048/3072/4096 certificates,
+ *    the sotls server against a sotls client and against OpenSSL's libssl
+ *    (each verifies the ServerKeyExchange signature and the chain);
  *  - a faulted CRT half in the server's key: the handshake fails with
  *    SOTLS_ERR_PRIVATE_KEY_CHECK and an internal_error alert, the
  *    signature never goes out.
@@ -24,6 +25,9 @@
 
 #include <cmocka.h>
 #include <mbedtls/pk.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
 
 #include "crypto_testutil.h"
 #include "ephemeral_cert.h"
@@ -251,6 +255,64 @@ static void test_handshakes(void **state)
 	}
 }
 
+/* The same with OpenSSL as the client, trusting the certificate; returns
+ * SSL_connect's result (1 = done). */
+static int openssl_handshake(struct sotls_config *sc, const char *ca, int *server_rc)
+{
+	int fd[2];
+	pthread_t t;
+	struct server s = {.cfg = sc};
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+	s.fd = fd[1];
+	assert_int_equal(pthread_create(&t, NULL, server_main, &s), 0);
+
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
+	BIO *b = BIO_new_mem_buf(ca, -1);
+	X509 *x = PEM_read_bio_X509(b, NULL, NULL, NULL);
+	assert_non_null(ctx);
+	assert_non_null(x);
+	assert_int_equal(X509_STORE_add_cert(SSL_CTX_get_cert_store(ctx), x), 1);
+	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+	SSL_CTX_set_max_proto_version(ctx, TLS1_2_VERSION);
+	assert_int_equal(SSL_CTX_set_cipher_list(ctx, "ECDHE-RSA-AES128-GCM-SHA256"), 1);
+	SSL *ssl = SSL_new(ctx);
+	SSL_set_fd(ssl, fd[0]);
+	SSL_set1_host(ssl, "localhost");
+	int rc = SSL_connect(ssl);
+	if (rc == 1) {
+		char buf[1];
+		/* The server's close_notify. */
+		if (SSL_read(ssl, buf, sizeof(buf)) != 0 ||
+		    SSL_get_error(ssl, 0) != SSL_ERROR_ZERO_RETURN)
+			rc = -2;
+	} else {
+		ERR_print_errors_fp(stderr);
+	}
+	SSL_free(ssl);
+	SSL_CTX_free(ctx);
+	X509_free(x);
+	BIO_free(b);
+	close(fd[0]);
+	pthread_join(t, NULL);
+	close(fd[1]);
+	*server_rc = s.rc;
+	return rc;
+}
+
+static void test_openssl_client(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		struct sotls_config *sc = server_config(certs[i], key_pems[i]);
+		int server_rc;
+		int rc = openssl_handshake(sc, certs[i], &server_rc);
+		if (rc != 1 || server_rc != 0)
+			fail_msg("RSA-%d: OpenSSL client %d, sotls server %d", keys[i].bits, rc,
+				 server_rc);
+		sotls_config_free(sc);
+	}
+}
+
 static void test_fault_alert(void **state)
 {
 	(void)state;
@@ -278,6 +340,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_wycheproof_server_path),
 		cmocka_unit_test(test_config_keys),
 		cmocka_unit_test(test_handshakes),
+		cmocka_unit_test(test_openssl_client),
 		cmocka_unit_test(test_fault_alert),
 	};
 	return cmocka_run_group_tests(tests, make_keys, free_keys);
