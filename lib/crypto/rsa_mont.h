@@ -76,7 +76,8 @@ void sotls_mont_init(struct sotls_mont *mt, const uint64_t *m, size_t n);
 /* The sizes, for levels that make one copy of their code per size. */
 #define SOTLS_MONT_SIZES(X) X(16) X(24) X(32) X(48) X(64)
 
-/* static void FN(r, a, b, mt) calling FN##_16 ... FN##_64 by mt->n. */
+/* static void FN(r, a, b, mt) calling FN##_16 ... FN##_64 by mt->n, and
+ * sqr(r, a, mt) = FN(r, a, a, mt). */
 #define SOTLS_MONT_BY_SIZE(FN)                                                             \
 	static void FN(uint64_t *r, const uint64_t *a, const uint64_t *b,                  \
 		       const struct sotls_mont *mt)                                        \
@@ -88,6 +89,10 @@ void sotls_mont_init(struct sotls_mont *mt, const uint64_t *m, size_t n);
 		case 48: FN##_48(r, a, b, mt); break;                                      \
 		case 64: FN##_64(r, a, b, mt); break;                                      \
 		}                                                                          \
+	}                                                                                  \
+	static void sqr(uint64_t *r, const uint64_t *a, const struct sotls_mont *mt)       \
+	{                                                                                  \
+		FN(r, a, a, mt);                                                           \
 	}
 
 /* ---- limb helpers, constant time in the values ---- */

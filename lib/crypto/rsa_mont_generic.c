@@ -49,11 +49,6 @@ mont_mul_fixed(uint64_t *r, const uint64_t *a, const uint64_t *b, const struct s
 SOTLS_MONT_SIZES(MUL_N)
 SOTLS_MONT_BY_SIZE(mul)
 
-static void sqr(uint64_t *r, const uint64_t *a, const struct sotls_mont *mt)
-{
-	mul(r, a, a, mt);
-}
-
 const struct sotls_mont_ops sotls_mont_generic = {
 	.name = "generic",
 	.mul = mul,

@@ -202,17 +202,31 @@ static void *server_main(void *arg)
 	return NULL;
 }
 
+/* The server on one end of a socketpair, in a thread; returns the other end. */
+static int start_server(struct server *s, pthread_t *t)
+{
+	int fd[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+	s->fd = fd[1];
+	assert_int_equal(pthread_create(t, NULL, server_main, s), 0);
+	return fd[0];
+}
+
+static void stop_server(struct server *s, pthread_t t, int client_fd)
+{
+	close(client_fd);
+	pthread_join(t, NULL);
+	close(s->fd);
+}
+
 /* One handshake of a verifying sotls client against server config sc;
  * returns the client's result, the server's in *server_rc. */
 static int handshake(struct sotls_config *sc, const char *ca, int *server_rc, char *detail,
 		     size_t detail_len)
 {
-	int fd[2];
 	pthread_t t;
 	struct server s = {.cfg = sc};
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
-	s.fd = fd[1];
-	assert_int_equal(pthread_create(&t, NULL, server_main, &s), 0);
+	const int fd = start_server(&s, &t);
 
 	struct sotls_config *cc = sotls_config_new(SOTLS_ROLE_CLIENT);
 	assert_non_null(cc);
@@ -220,7 +234,7 @@ static int handshake(struct sotls_config *sc, const char *ca, int *server_rc, ch
 	assert_int_equal(sotls_config_set_server_name(cc, "localhost"), 0);
 	assert_int_equal(sotls_config_set_suites(cc, "ECDHE-RSA-AES128-GCM-SHA256"), 0);
 	struct sotls_conn *c;
-	assert_int_equal(sotls_conn_new(cc, fd[0], &c), 0);
+	assert_int_equal(sotls_conn_new(cc, fd, &c), 0);
 	int rc = sotls_handshake(c);
 	snprintf(detail, detail_len, "%s", sotls_conn_error_detail(c));
 	if (rc == 0) {
@@ -229,9 +243,7 @@ static int handshake(struct sotls_config *sc, const char *ca, int *server_rc, ch
 	}
 	sotls_conn_free(c);
 	sotls_config_free(cc);
-	close(fd[0]);
-	pthread_join(t, NULL);
-	close(fd[1]);
+	stop_server(&s, t, fd);
 	*server_rc = s.rc;
 	if (s.rc != 0)
 		snprintf(detail, detail_len, "%s", s.detail);
@@ -259,12 +271,9 @@ static void test_handshakes(void **state)
  * SSL_connect's result (1 = done). */
 static int openssl_handshake(struct sotls_config *sc, const char *ca, int *server_rc)
 {
-	int fd[2];
 	pthread_t t;
 	struct server s = {.cfg = sc};
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
-	s.fd = fd[1];
-	assert_int_equal(pthread_create(&t, NULL, server_main, &s), 0);
+	const int fd = start_server(&s, &t);
 
 	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 	BIO *b = BIO_new_mem_buf(ca, -1);
@@ -276,7 +285,7 @@ static int openssl_handshake(struct sotls_config *sc, const char *ca, int *serve
 	SSL_CTX_set_max_proto_version(ctx, TLS1_2_VERSION);
 	assert_int_equal(SSL_CTX_set_cipher_list(ctx, "ECDHE-RSA-AES128-GCM-SHA256"), 1);
 	SSL *ssl = SSL_new(ctx);
-	SSL_set_fd(ssl, fd[0]);
+	SSL_set_fd(ssl, fd);
 	SSL_set1_host(ssl, "localhost");
 	int rc = SSL_connect(ssl);
 	if (rc == 1) {
@@ -292,9 +301,7 @@ static int openssl_handshake(struct sotls_config *sc, const char *ca, int *serve
 	SSL_CTX_free(ctx);
 	X509_free(x);
 	BIO_free(b);
-	close(fd[0]);
-	pthread_join(t, NULL);
-	close(fd[1]);
+	stop_server(&s, t, fd);
 	*server_rc = s.rc;
 	return rc;
 }
