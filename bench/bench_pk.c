@@ -4,8 +4,8 @@
  * handshake ran before sotls's ALT hooks), nettle and libsodium, in one run:
  *
  *   P-256 ECDSA sign, verify (SHA-256 hash given), ECDH key generation +
- *   shared secret, X25519 key generation + shared secret, and the RSA rows
- *   of bench_pk_rsa.c.
+ *   shared secret, X25519 key generation + shared secret (RSA: its own
+ *   program, sotls-bench-pk-rsa).
  *
  * "sotls-via-mbedtls" rows go through mbedTLS's public functions with the
  * ALT hooks (what the TLS handshake calls, with its MPI conversions and, for
@@ -19,7 +19,7 @@
  * Every implementation's output is checked (signatures verified by OpenSSL,
  * shared secrets compared) before it is timed.
  *
- *   sotls-bench-pk [--seconds S] [--rounds R] [--only p256|x25519|rsa] [--json]
+ *   sotls-bench-pk [--seconds S] [--rounds R] [--only p256|x25519] [--json]
  */
 #include "bench_pk.h"
 
@@ -557,7 +557,7 @@ static void run_x25519(const struct bench_pk_opts *o)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sotls-bench-pk [--seconds S] [--rounds R] [--only p256|x25519|rsa] "
+	fprintf(f, "usage: sotls-bench-pk [--seconds S] [--rounds R] [--only p256|x25519] "
 		   "[--json]\n"
 		   "  --seconds S  measuring time per row (default 2), split into rounds\n"
 		   "  --rounds R   rounds (default 5)\n"
@@ -599,8 +599,6 @@ int main(int argc, char **argv)
 		run_p256(&o);
 	if (only == NULL || strcmp(only, "x25519") == 0)
 		run_x25519(&o);
-	if (only == NULL || strcmp(only, "rsa") == 0)
-		bench_pk_rsa(&o);
 	if (o.json)
 		printf("\n]\n");
 	return 0;

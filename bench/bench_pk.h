@@ -1,6 +1,5 @@
 /*
- * sotls-bench-pk's measuring harness (bench_pk.c), shared with the files that
- * add rows (bench_pk_rsa.c). A group is one operation done by several
+ * sotls-bench-pk's measuring harness (bench_pk.c). A group is one operation done by several
  * implementations, measured side by side: the same rounds, a rotating order,
  * the best slice kept, and each row's rate as a ratio of OpenSSL's.
  */
@@ -32,8 +31,5 @@ int bench_pk_random(void *unused, unsigned char *out, size_t len);
 
 /* Fatal set-up error. */
 void bench_pk_die(const char *what);
-
-/* The RSA rows (bench_pk_rsa.c). */
-void bench_pk_rsa(const struct bench_pk_opts *o);
 
 #endif

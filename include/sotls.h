@@ -85,6 +85,9 @@ enum sotls_error {
 	/* Server: the client's SNI host name is not one the server serves (or
 	 * cannot be a host name); unrecognized_name was sent. */
 	SOTLS_ERR_UNRECOGNIZED_NAME = -64,
+	/* The server's RSA signature failed its check with the public key (a
+	 * computation fault): it was not sent. */
+	SOTLS_ERR_PRIVATE_KEY_CHECK = -65,
 };
 
 /* ------------------------------------------------------------------------ */

@@ -74,6 +74,8 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "no application protocol in common with the client (ALPN)";
 	case SOTLS_ERR_UNRECOGNIZED_NAME:
 		return "the client asked for a server name this server does not serve";
+	case SOTLS_ERR_PRIVATE_KEY_CHECK:
+		return "a private-key result failed its check with the public key (fault), not sent";
 	}
 	return "unknown error code";
 }

@@ -92,6 +92,33 @@ enum sotls_cpu_level sotls_cpu_level(void)
 	return (enum sotls_cpu_level)l;
 }
 
+/* CPUID leaf 7, sub-leaf 0, EBX bits (Intel SDM vol. 2A, CPUID). */
+#define CPUID7_EBX_BMI2 (1u << 8)
+#define CPUID7_EBX_ADX (1u << 19)
+#define CPUID7_EBX_IFMA (1u << 21)
+
+static bool leaf7_ebx_has(unsigned bits)
+{
+	unsigned a, b, c, d;
+
+	if (__get_cpuid_max(0, NULL) < 7)
+		return false;
+	__cpuid_count(7, 0, a, b, c, d);
+	return (b & bits) == bits;
+}
+
+bool sotls_cpu_has_mulx_adx(void)
+{
+	return sotls_cpu_level() != SOTLS_CPU_GENERIC &&
+	       leaf7_ebx_has(CPUID7_EBX_BMI2 | CPUID7_EBX_ADX);
+}
+
+bool sotls_cpu_has_ifma(void)
+{
+	return sotls_cpu_level() == SOTLS_CPU_AVX512 && sotls_cpu_has_mulx_adx() &&
+	       leaf7_ebx_has(CPUID7_EBX_IFMA);
+}
+
 const char *sotls_cpu_level_name(enum sotls_cpu_level level)
 {
 	if ((int)level < 0 || level >= SOTLS_CPU_LEVELS)

@@ -32,4 +32,14 @@ bool sotls_cpu_has_mulx(void);
 /* "generic", "aesni", "avx2", "avx512"; NULL for an out-of-range value. */
 const char *sotls_cpu_level_name(enum sotls_cpu_level level);
 
+/*
+ * The public-key code's levels, outside the cipher ladder above because
+ * they need other features: MULX (BMI2) with ADCX/ADOX (ADX) for 64-bit
+ * Montgomery multiplication, and AVX-512 IFMA (VPMADD52LUQ/HUQ, with
+ * AVX-512 F/VL/BW and the OS's AVX-512 state) for 52-bit limbs. Both are
+ * false under SOTLS_CPU=generic, and IFMA also under any cap below avx512.
+ */
+bool sotls_cpu_has_mulx_adx(void);
+bool sotls_cpu_has_ifma(void);
+
 #endif

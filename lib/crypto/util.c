@@ -1,6 +1,8 @@
 #include "util.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/random.h>
 
 void sotls_wipe(void *p, size_t n)
 {
@@ -20,4 +22,21 @@ int sotls_ct_memcmp(const void *a, const void *b, size_t n)
 	for (size_t i = 0; i < n; i++)
 		d |= (uint8_t)(x[i] ^ y[i]);
 	return d;
+}
+
+int sotls_getrandom(void *out, size_t len)
+{
+	uint8_t *p = out;
+
+	while (len > 0) {
+		ssize_t n = getrandom(p, len, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
 }

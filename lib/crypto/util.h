@@ -8,6 +8,10 @@
 /* Zeroes memory in a way the compiler may not remove. */
 void sotls_wipe(void *p, size_t n);
 
+/* Fills out from getrandom(2), retrying short reads and EINTR. Returns 0, or
+ * -1 with errno set. */
+int sotls_getrandom(void *out, size_t len);
+
 /* 0 if equal, nonzero otherwise; time depends only on n. */
 int sotls_ct_memcmp(const void *a, const void *b, size_t n);
 

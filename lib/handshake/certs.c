@@ -49,6 +49,8 @@ static int cert_new_mem(const struct sotls_config *cfg, const void *chain, size_
 	rc = sotls_parse_key(cfg, &cert->key, kbuf, klen);
 	if (rc == 0 && mbedtls_pk_check_pair(&cert->chain.pk, &cert->key, sotls_os_random, NULL) != 0)
 		rc = SOTLS_ERR_KEY_LOAD;
+	if (rc == 0)
+		rc = sotls_pk_own_rsa(&cert->key, &cert->rsa);
 out:
 	if (kbuf != NULL) {
 		sotls_wipe(kbuf, klen);
@@ -108,6 +110,7 @@ SOTLS_API void sotls_cert_free(struct sotls_cert *cert)
 		return;
 	mbedtls_x509_crt_free(&cert->chain);
 	mbedtls_pk_free(&cert->key);
+	sotls_rsa_key_free(cert->rsa);
 	free(cert);
 }
 

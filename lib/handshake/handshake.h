@@ -19,6 +19,7 @@
 
 #include "aead.h"
 #include "record.h"
+#include "rsa.h"
 #include "sotls.h"
 
 /* ---- suites ---- */
@@ -134,7 +135,12 @@ struct sotls_config {
 struct sotls_cert {
 	atomic_int refs;
 	mbedtls_x509_crt chain;
+	/* Parsed once, shared by every connection on every thread: mbedTLS's
+	 * THREADING_C guards the state RSA keeps in the key (blinding). An RSA
+	 * key sotls's RSA code takes is an "RSA alt" context signing with rsa
+	 * (rsa_key.c), whose lock guards its blinding. */
 	mbedtls_pk_context key;
+	struct sotls_rsa_key *rsa;
 };
 
 /* A certificate of a configuration and the host names it serves: lower
@@ -177,6 +183,14 @@ int sotls_parse_key(const struct sotls_config *cfg, mbedtls_pk_context *pk, cons
 /* Wipes and drops the key password and the password callback. */
 void sotls_config_forget_password(struct sotls_config *cfg);
 
+/*
+ * If pk is an RSA key sotls's RSA code takes (rsa.h: 2048, 3072, 4096 bits,
+ * balanced primes), turns pk into an mbedTLS RSA-alt context that signs with
+ * it and sets *own, to be freed with sotls_rsa_key_free after pk; any other
+ * key stays as it is (*own NULL). Returns 0, SOTLS_ERR_KEY_LOAD or
+ * SOTLS_ERR_OUT_OF_MEMORY (pk unchanged on failure).
+ */
+int sotls_pk_own_rsa(mbedtls_pk_context *pk, struct sotls_rsa_key **own);
 
 /* mbedTLS's RNG callback: getrandom(2). */
 int sotls_os_random(void *ctx, unsigned char *out, size_t len);
@@ -226,5 +240,9 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 
 /* Frees and wipes. NULL is ignored. */
 void sotls_hs_free(struct sotls_hs *hs);
+
+/* Frees what a completed handshake's result owns (names, the peer's chain)
+ * and wipes it: for a caller that does not hand it to a connection. */
+void sotls_hs_result_release(struct sotls_hs_result *res);
 
 #endif

@@ -185,6 +185,14 @@ void sotls_hs_free(struct sotls_hs *hs)
 	free(hs);
 }
 
+void sotls_hs_result_release(struct sotls_hs_result *res)
+{
+	free(res->alpn);
+	free(res->server_name);
+	sotls_peer_free(res->peer);
+	sotls_wipe(res, sizeof(*res));
+}
+
 /* ---- running it ---- */
 
 /* Between mbedTLS's steps: what must happen right after a hello, and the

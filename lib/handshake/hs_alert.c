@@ -11,6 +11,7 @@
 #include <mbedtls/error.h>
 #include <mbedtls/net_sockets.h>
 #include <mbedtls/pk.h>
+#include <mbedtls/rsa.h>
 #include <mbedtls/x509.h>
 
 #include "hs_internal.h"
@@ -78,6 +79,13 @@ int sotls_hs_map_error(struct sotls_hs *hs, int mrc, int *alert, char *detail, s
 		*alert = hs->fail_alert;
 		snprintf(detail, len, "%s", hs->fail_detail);
 		return hs->fail_err;
+	}
+	if (mrc == MBEDTLS_ERR_RSA_PRIVATE_FAILED) {
+		/* sotls's RSA (rsa_key.c) and mbedTLS's return this alone when the
+		 * signature fails its check with e: a fault, nothing was sent. */
+		*alert = SOTLS_ALERT_INTERNAL_ERROR;
+		snprintf(detail, len, "the RSA signature failed its check with the public key");
+		return SOTLS_ERR_PRIVATE_KEY_CHECK;
 	}
 	/* An mbedTLS code is a high-level part (bits 7-14: SSL, X509, PK,
 	 * ECP, ...) plus a low-level one (bits 0-6: MPI, NET, ...); either

@@ -5,12 +5,10 @@
  * documents a configuration as shareable once set up). Per connection there
  * is only an mbedtls_ssl_context, and it lives for the handshake alone.
  */
-#include <errno.h>
-#include <sys/random.h>
-
 #include <mbedtls/ssl.h>
 
 #include "handshake.h"
+#include "util.h"
 
 /* The ECDHE groups, fastest first: mbedTLS's default order starts with
  * P-521, several times slower than P-256 and X25519 for the same handshake.
@@ -26,17 +24,7 @@ static const uint16_t KEX_GROUPS[] = {
 int sotls_os_random(void *ctx, unsigned char *out, size_t len)
 {
 	(void)ctx;
-	while (len > 0) {
-		ssize_t n = getrandom(out, len, 0);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return MBEDTLS_ERR_SSL_INTERNAL_ERROR;
-		}
-		out += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return sotls_getrandom(out, len) == 0 ? 0 : MBEDTLS_ERR_SSL_INTERNAL_ERROR;
 }
 
 /* Test builds only (tests/fuzz): a deterministic generator, so one fuzz

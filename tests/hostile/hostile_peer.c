@@ -164,7 +164,7 @@ static int peer_open(struct peer *p)
 		rc = SOTLS_ERR_INTERNAL;
 	p->tx_seq = res.client_seq;
 	p->rx_seq = res.server_seq;
-	sotls_wipe(&res, sizeof(res));
+	sotls_hs_result_release(&res);
 	return rc;
 }
 

@@ -39,6 +39,17 @@ def check(cond, msg):
         raise Fail(msg)
 
 
+def listening(port):
+    """A socket in LISTEN (state 0A) on port: the previous session's
+    TIME_WAIT entry on the same port must not count."""
+    with open('/proc/net/tcp') as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if fields[1].upper().endswith(':%04X' % port) and fields[3] == '0A':
+                return True
+    return False
+
+
 def session(a, d, srv_env, cli_env, tag):
     """One echo of MARKER between the examples; returns the server's stderr."""
     srv = subprocess.Popen([a.echo_server, '--port', str(PORT), '--once', '--cipher',
@@ -46,7 +57,7 @@ def session(a, d, srv_env, cli_env, tag):
                            stderr=subprocess.PIPE)
     try:
         deadline = time.time() + 20
-        while b':%04X ' % PORT not in open('/proc/net/tcp', 'rb').read().upper():
+        while not listening(PORT):
             check(time.time() < deadline and srv.poll() is None, 'the echo server did not listen')
             time.sleep(0.05)
         cli = subprocess.run([a.echo_client, '--port', str(PORT), '--insecure'], cwd=d,

@@ -1,6 +1,7 @@
 /*
  * CPU level selection (lib/crypto/cpu.h): level names, the detected levels
- * against the kernel's own view (/proc/cpuinfo), the chosen level, and the
+ * against the kernel's own view (/proc/cpuinfo), the public-key features
+ * (MULX/ADX, IFMA) likewise, the chosen level, and the
  * SOTLS_CPU override, which may lower the level but never raise it.
  *
  *   test_cpu                      the level must be the highest supported one
@@ -10,6 +11,7 @@
  *                                 sotls_aead_init must pick that implementation
  */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,6 +132,13 @@ static void test_matches_proc_cpuinfo(void **state)
 	if (got != want)
 		fail_msg("highest supported level is %s, but the kernel's CPU flags give %s",
 			 NAMES[got], NAMES[want]);
+
+	/* The public-key features, capped with the level (SOTLS_CPU). */
+	const enum sotls_cpu_level level = sotls_cpu_level();
+	const bool mulx = has_flag(fl, "bmi2") && has_flag(fl, "adx");
+	assert_int_equal(sotls_cpu_has_mulx_adx(), mulx && level != SOTLS_CPU_GENERIC);
+	assert_int_equal(sotls_cpu_has_ifma(),
+			 mulx && has_flag(fl, "avx512ifma") && level == SOTLS_CPU_AVX512);
 }
 
 static void test_chosen_level(void **state)

@@ -79,6 +79,7 @@
 #define MBEDTLS_RSA_C
 #define MBEDTLS_PKCS1_V15
 #define MBEDTLS_PK_C
+#define MBEDTLS_PK_RSA_ALT_SUPPORT /* the server's RSA key signs with sotls's RSA */
 #define MBEDTLS_PK_PARSE_C
 #define MBEDTLS_ASN1_PARSE_C
 #define MBEDTLS_ASN1_WRITE_C /* ECDSA signatures are DER */
