@@ -156,7 +156,8 @@ SOTLS_API int sotls_config_set_ca_mem(struct sotls_config *cfg, const void *ca, 
 	return 0;
 }
 
-SOTLS_API int sotls_config_set_ca_file(struct sotls_config *cfg, const char *path)
+int sotls_config_load_file(struct sotls_config *cfg, const char *path, int load_err,
+			   int (*load_mem)(struct sotls_config *, const void *, size_t))
 {
 	int rc = sotls_config_writable(cfg);
 	if (rc != 0)
@@ -167,11 +168,16 @@ SOTLS_API int sotls_config_set_ca_file(struct sotls_config *cfg, const char *pat
 	uint8_t *buf = sotls_read_file(path, &len);
 	if (buf == NULL || len == 0) {
 		free(buf);
-		return SOTLS_ERR_CA_LOAD;
+		return load_err;
 	}
-	rc = sotls_config_set_ca_mem(cfg, buf, len);
+	rc = load_mem(cfg, buf, len);
 	free(buf);
 	return rc;
+}
+
+SOTLS_API int sotls_config_set_ca_file(struct sotls_config *cfg, const char *path)
+{
+	return sotls_config_load_file(cfg, path, SOTLS_ERR_CA_LOAD, sotls_config_set_ca_mem);
 }
 
 SOTLS_API int sotls_config_set_verify(struct sotls_config *cfg, enum sotls_verify mode)

@@ -168,6 +168,10 @@ int sotls_config_writable(struct sotls_config *cfg);
  * (NULL on failure, errno set). parse_certs: PEM or DER certificates added
  * to crt; 0, or -1 if any failed. */
 uint8_t *sotls_read_file(const char *path, size_t *len);
+/* A setter's file variant: path read whole and given to load_mem; load_err
+ * if it cannot be read or is empty. */
+int sotls_config_load_file(struct sotls_config *cfg, const char *path, int load_err,
+			   int (*load_mem)(struct sotls_config *, const void *, size_t));
 uint8_t *sotls_copy_input(const void *data, size_t len, size_t *out_len);
 int sotls_parse_certs(mbedtls_x509_crt *crt, const void *data, size_t len);
 

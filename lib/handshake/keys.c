@@ -155,20 +155,7 @@ SOTLS_API int sotls_config_set_crl_mem(struct sotls_config *cfg, const void *crl
 
 SOTLS_API int sotls_config_set_crl_file(struct sotls_config *cfg, const char *path)
 {
-	int rc = sotls_config_writable(cfg);
-	if (rc != 0)
-		return rc;
-	if (path == NULL)
-		return SOTLS_ERR_INVALID_ARGUMENT;
-	size_t len;
-	uint8_t *buf = sotls_read_file(path, &len);
-	if (buf == NULL || len == 0) {
-		free(buf);
-		return SOTLS_ERR_CRL_LOAD;
-	}
-	rc = sotls_config_set_crl_mem(cfg, buf, len);
-	free(buf);
-	return rc;
+	return sotls_config_load_file(cfg, path, SOTLS_ERR_CRL_LOAD, sotls_config_set_crl_mem);
 }
 
 /* ---- encrypted keys ---- */

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interop import Env, Fail, check, free_port, wait_listening  # noqa: E402
+from interop import Env, Fail, check, free_port, run_one, wait_listening  # noqa: E402
 
 TIMEOUT = 60
 SERVER_NAME = 'server.test'
@@ -427,22 +427,7 @@ def main():
     ap.add_argument('--openssl', required=True)
     ap.add_argument('--workdir', required=True)
     a = ap.parse_args()
-    if a.name not in TESTS:
-        print('unknown test ' + a.name)
-        return 2
-    env = Env(a)
-    ok = False
-    try:
-        TESTS[a.name](env)
-        ok = True
-    except Fail as e:
-        print('FAIL: %s' % e)
-    except Exception as e:  # noqa: BLE001 - report anything as a failure
-        print('FAIL: %r' % e)
-    finally:
-        env.cleanup(ok)
-    print('1 passed, 0 failed' if ok else '0 passed, 1 failed')
-    return 0 if ok else 1
+    return run_one(TESTS, a, Env)
 
 
 if __name__ == '__main__':

@@ -134,6 +134,27 @@ class Env:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def run_one(tests, a, make_env):
+    """Runs the test a.name of tests in an environment make_env(a) makes,
+    prints the plain summary line, and returns the exit status."""
+    if a.name not in tests:
+        print('unknown test ' + a.name)
+        return 2
+    env = make_env(a)
+    ok = False
+    try:
+        tests[a.name](env)
+        ok = True
+    except Fail as e:
+        print('FAIL: %s' % e)
+    except Exception as e:  # noqa: BLE001 - report anything as a failure
+        print('FAIL: %r' % e)
+    finally:
+        env.cleanup(ok)
+    print('1 passed, 0 failed' if ok else '0 passed, 1 failed')
+    return 0 if ok else 1
+
+
 def free_port():
     s = socket.socket()
     s.bind(('127.0.0.1', 0))
@@ -642,22 +663,7 @@ def main():
             lambda g: lambda e: client_vs_s_server(e, GROUP_SUITE, g))(g)
         tests['server-vs-s_client-group-' + g] = (
             lambda g: lambda e: server_vs_s_client(e, GROUP_SUITE, g))(g)
-    if a.name not in tests:
-        print('unknown test ' + a.name)
-        return 2
-    env = Env(a)
-    ok = False
-    try:
-        tests[a.name](env)
-        ok = True
-    except Fail as e:
-        print('FAIL: %s' % e)
-    except Exception as e:  # noqa: BLE001 - report anything as a failure
-        print('FAIL: %r' % e)
-    finally:
-        env.cleanup(ok)
-    print('1 passed, 0 failed' if ok else '0 passed, 1 failed')
-    return 0 if ok else 1
+    return run_one(tests, a, Env)
 
 
 if __name__ == '__main__':

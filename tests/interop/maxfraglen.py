@@ -18,14 +18,15 @@
 import argparse
 import os
 import re
-import shutil
 import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interop import Env, Fail, check, free_port, run_one, wait_listening  # noqa: E402
 
 MIB = 1024 * 1024
 TIMEOUT = 120
@@ -33,24 +34,7 @@ AEAD_EXPANSION = 8 + 16  # explicit nonce + tag of the GCM suites
 HEADER_RE = re.compile(r'^(<<<|>>>) .*RecordHeader \[length 0005\]\n\s+([0-9a-f ]+)$', re.M)
 
 
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
-
-
-class Env:
-    def __init__(self, args):
-        self.a = args
-        self.dir = tempfile.mkdtemp(prefix='maxfrag-', dir=args.workdir)
-        self.procs = []
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
-
+class MaxfragEnv(Env):
     def big_cert(self):
         """A self-signed RSA certificate above 4096 bytes (300 DNS names), so
         that every length cuts the server's Certificate message."""
@@ -63,56 +47,6 @@ class Env:
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                            timeout=60)
         return crt, key
-
-    def spawn(self, argv, **kw):
-        kw.setdefault('stdin', subprocess.DEVNULL)
-        kw.setdefault('stdout', subprocess.PIPE)
-        kw.setdefault('stderr', subprocess.PIPE)
-        p = subprocess.Popen(argv, cwd=self.dir, **kw)
-        self.procs.append(p)
-        return p
-
-    def wait_port_file(self, path, proc):
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            if os.path.exists(path):
-                with open(path) as f:
-                    return int(f.read())
-            if proc.poll() is not None:
-                raise Fail('server exited early: %s' % proc.communicate()[1].decode())
-            time.sleep(0.02)
-        raise Fail('server did not start listening')
-
-    def cleanup(self, ok):
-        for p in self.procs:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        if ok:
-            shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(('127.0.0.1', 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def wait_listening(port, proc):
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise Fail('peer exited early: ' + proc.communicate()[1].decode(errors='replace'))
-        for table in ('/proc/net/tcp', '/proc/net/tcp6'):
-            with open(table) as f:
-                for line in f.readlines()[1:]:
-                    fields = line.split()
-                    if fields[3] == '0A' and int(fields[1].split(':')[1], 16) == port:
-                        return
-        time.sleep(0.05)
-    raise Fail('nothing listening on %d' % port)
 
 
 def check_records(msgfile, direction, limit):
@@ -392,22 +326,7 @@ def main():
     for n in (512, 1024, 2048, 4096):
         tests['s_client-%d' % n] = (lambda n: lambda e: s_client_vs_echo_server(e, n))(n)
         tests['s_server-%d' % n] = (lambda n: lambda e: client_vs_s_server(e, n))(n)
-    if a.name not in tests:
-        print('unknown test ' + a.name)
-        return 2
-    env = Env(a)
-    ok = False
-    try:
-        tests[a.name](env)
-        ok = True
-    except Fail as e:
-        print('FAIL: %s' % e)
-    except Exception as e:  # noqa: BLE001 - report anything as a failure
-        print('FAIL: %r' % e)
-    finally:
-        env.cleanup(ok)
-    print('1 passed, 0 failed' if ok else '0 passed, 1 failed')
-    return 0 if ok else 1
+    return run_one(tests, a, MaxfragEnv)
 
 
 if __name__ == '__main__':

@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interop import Env, Fail, check, free_port, wait_listening  # noqa: E402
+from interop import Env, Fail, check, free_port, run_one, wait_listening  # noqa: E402
 
 TIMEOUT = 30
 
@@ -391,22 +391,7 @@ def main():
         'sni-ack-to-sotls-client': sni_ack_to_sotls_client,
         'cert-reload-sighup': sighup_reload,
     }
-    if a.name not in tests:
-        print('unknown test ' + a.name)
-        return 2
-    env = Features(a)
-    ok = False
-    try:
-        tests[a.name](env)
-        ok = True
-    except Fail as e:
-        print('FAIL: %s' % e)
-    except Exception as e:  # noqa: BLE001 - report anything as a failure
-        print('FAIL: %r' % e)
-    finally:
-        env.cleanup(ok)
-    print('1 passed, 0 failed' if ok else '0 passed, 1 failed')
-    return 0 if ok else 1
+    return run_one(tests, a, Features)
 
 
 if __name__ == '__main__':
