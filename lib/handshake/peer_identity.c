@@ -95,9 +95,15 @@ static char *subject_text(const mbedtls_x509_crt *leaf)
 		char *buf = malloc(cap);
 		if (buf == NULL)
 			return NULL;
+		/* mbedTLS writes nothing, not even the NUL, for a name with
+		 * no attribute it prints (an empty or OID-less subject from the
+		 * peer): terminate it here, whatever it wrote. */
+		buf[0] = '\0';
 		int n = mbedtls_x509_dn_gets(buf, cap, &leaf->subject);
-		if (n >= 0)
+		if (n >= 0) {
+			buf[(size_t)n < cap ? (size_t)n : cap - 1] = '\0';
 			return buf;
+		}
 		free(buf);
 		if (n != MBEDTLS_ERR_X509_BUFFER_TOO_SMALL)
 			break;
@@ -134,7 +140,7 @@ struct sotls_peer *sotls_peer_new(mbedtls_x509_crt *const *chain, const uint32_t
 	for (size_t i = 0; i < n; i++) {
 		const mbedtls_x509_crt *c = chain[i];
 		p->certs[i] = (struct sotls_verify_cert){c->raw.p, c->raw.len, flags[i]};
-		if (!in_list(ca, c)) {
+		if (!in_list(ca, c) && c->raw.len > 0) {
 			memcpy(pool, c->raw.p, c->raw.len);
 			p->certs[i].der = pool;
 			pool += c->raw.len;
