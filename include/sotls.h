@@ -89,7 +89,9 @@ enum sotls_error {
 	 * cannot be a host name); unrecognized_name was sent. */
 	SOTLS_ERR_UNRECOGNIZED_NAME = -64,
 	/* The server's RSA signature failed its check with the public key (a
-	 * computation fault): it was not sent. */
+	 * computation fault), or a private-key method's signature does not
+	 * verify with the certificate's public key: it was not sent;
+	 * internal_error was. */
 	SOTLS_ERR_PRIVATE_KEY_CHECK = -65,
 	/* Server: a private-key method (sotls_cert_new_external) reported a
 	 * failure, or gave a signature that does not fit its buffer; sotls sent
@@ -457,11 +459,16 @@ SOTLS_API int sotls_conn_set_server_name(struct sotls_conn *c, const char *name)
 /*
  * Runs the handshake. Returns 0 when it is complete; on a non-blocking socket
  * SOTLS_WANT_READ / SOTLS_WANT_WRITE: wait for the socket and call again.
+ * A server whose certificate's private-key method is pending
+ * (sotls_cert_new_external) returns SOTLS_WANT_PRIVATE_KEY, on any socket:
+ * call again once the method can complete (sotls_send, sotls_recv and
+ * sotls_sendfile return it too while they run the handshake).
  * Failures: SOTLS_ERR_NO_SHARED_SUITE, SOTLS_ERR_CERT_VERIFY,
  * SOTLS_ERR_PROTOCOL_VERSION, SOTLS_ERR_PEER_ALERT, SOTLS_ERR_KTLS_REQUIRED,
  * SOTLS_ERR_TRUNCATED (the peer closed), SOTLS_ERR_SYSCALL (errno),
- * SOTLS_ERR_HANDSHAKE (anything else; sotls_conn_error_detail() says more).
- * sotls_send/sotls_recv run it implicitly if it has not completed.
+ * SOTLS_ERR_PRIVATE_KEY_OPERATION / SOTLS_ERR_PRIVATE_KEY_CHECK (the server's
+ * signature), SOTLS_ERR_HANDSHAKE (anything else; sotls_conn_error_detail()
+ * says more). sotls_send/sotls_recv run it implicitly if it has not completed.
  * The handshake never reads a byte past the peer's Finished message.
  */
 SOTLS_API int sotls_handshake(struct sotls_conn *c);
