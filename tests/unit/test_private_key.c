@@ -14,6 +14,7 @@
  *    sent;
  *  - a certificate whose key sotls holds, beside an external one: signs as
  *    before, the method is not asked;
+ *  - an external certificate from the SNI callback;
  *  - cancel when a connection with a pending signature is freed;
  *  - the argument rules.
  */
@@ -362,6 +363,36 @@ static void test_held_key_unchanged(void **state)
 	mbedtls_pk_free(&h.key);
 }
 
+static int sni_external(void *arg, const char *server_name, struct sotls_cert **cert)
+{
+	(void)server_name;
+	*cert = arg;
+	return 0;
+}
+
+/* An external certificate handed out by the SNI callback signs the same way. */
+static void test_sni_callback(void **state)
+{
+	(void)state;
+	struct holder h;
+	holder_init(&h, ec_key, ASYNC, 1);
+	struct sotls_cert *cert;
+	assert_int_equal(sotls_cert_new_external(ec_cert, strlen(ec_cert) + 1, &method, &h, &cert),
+			 0);
+	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
+	assert_int_equal(sotls_config_set_sni_callback(cfg, sni_external, cert), 0);
+	struct server s = {.cfg = cfg};
+	struct client cl;
+	run(&s, ec_cert, ECDSA_SUITE, &cl);
+	expect_done(&s, &cl);
+	assert_int_equal(s.want_pk, 2);
+	assert_int_equal(h.sign_calls, 1);
+	assert_int_equal(h.complete_calls, 2);
+	sotls_config_free(cfg);
+	sotls_cert_free(cert);
+	mbedtls_pk_free(&h.key);
+}
+
 static void test_cancel(void **state)
 {
 	(void)state;
@@ -425,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_pending_without_complete),
 		cmocka_unit_test(test_held_key_unchanged),
+		cmocka_unit_test(test_sni_callback),
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_rules),
 	};
