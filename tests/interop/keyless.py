@@ -62,26 +62,32 @@ def secret_forms(key_path):
 
 
 def memory_holds(pid, needles):
-    """True if a readable mapping of pid holds one of needles; None if the
-    kernel does not let this process read pid's memory."""
+    """True if a readable, writable mapping of pid holds one of needles (a
+    key parsed at run time lives in the heap, the stack or data); None if
+    the kernel does not let this process read pid's memory. Mappings above
+    1 GiB are reservations (ASan's shadow), not data, and are skipped."""
     try:
         maps = open('/proc/%d/maps' % pid).read().splitlines()
         mem = open('/proc/%d/mem' % pid, 'rb')
     except OSError:
         return None
+    overlap = max(len(n) for n in needles) - 1
     with mem:
         for line in maps:
             fields = line.split()
-            if 'r' not in fields[1] or (len(fields) > 5 and fields[5].startswith('[v')):
-                continue
             lo, hi = (int(x, 16) for x in fields[0].split('-'))
-            try:
-                mem.seek(lo)
-                data = mem.read(hi - lo)
-            except OSError:
+            if not fields[1].startswith('rw') or hi - lo > 1 << 30:
                 continue
-            if any(n in data for n in needles):
-                return True
+            tail = b''
+            for at in range(lo, hi, 1 << 24):
+                try:
+                    mem.seek(at)
+                    data = tail + mem.read(min(1 << 24, hi - at))
+                except OSError:
+                    break
+                if any(n in data for n in needles):
+                    return True
+                tail = data[-overlap:]
     return False
 
 
