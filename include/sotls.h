@@ -31,6 +31,9 @@ enum sotls_error {
 	SOTLS_OK = 0,
 	SOTLS_WANT_READ = -1,
 	SOTLS_WANT_WRITE = -2,
+	/* Server: the certificate's private-key method (sotls_cert_new_external)
+	 * has not finished signing; call sotls_handshake again once it has. */
+	SOTLS_WANT_PRIVATE_KEY = -3,
 
 	/* Caller errors. */
 	SOTLS_ERR_INVALID_ARGUMENT = -10,
@@ -86,8 +89,15 @@ enum sotls_error {
 	 * cannot be a host name); unrecognized_name was sent. */
 	SOTLS_ERR_UNRECOGNIZED_NAME = -64,
 	/* The server's RSA signature failed its check with the public key (a
-	 * computation fault): it was not sent. */
+	 * computation fault), or a private-key method's signature does not
+	 * verify with the certificate's public key: it was not sent;
+	 * internal_error was. */
 	SOTLS_ERR_PRIVATE_KEY_CHECK = -65,
+	/* Server: a private-key method (sotls_cert_new_external) reported a
+	 * failure, or gave a signature that does not fit its buffer; sotls sent
+	 * internal_error. A signature that fails the check with the leaf's public
+	 * key is SOTLS_ERR_PRIVATE_KEY_CHECK. */
+	SOTLS_ERR_PRIVATE_KEY_OPERATION = -66,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -449,11 +459,16 @@ SOTLS_API int sotls_conn_set_server_name(struct sotls_conn *c, const char *name)
 /*
  * Runs the handshake. Returns 0 when it is complete; on a non-blocking socket
  * SOTLS_WANT_READ / SOTLS_WANT_WRITE: wait for the socket and call again.
+ * A server whose certificate's private-key method is pending
+ * (sotls_cert_new_external) returns SOTLS_WANT_PRIVATE_KEY, on any socket:
+ * call again once the method can complete (sotls_send, sotls_recv and
+ * sotls_sendfile return it too while they run the handshake).
  * Failures: SOTLS_ERR_NO_SHARED_SUITE, SOTLS_ERR_CERT_VERIFY,
  * SOTLS_ERR_PROTOCOL_VERSION, SOTLS_ERR_PEER_ALERT, SOTLS_ERR_KTLS_REQUIRED,
  * SOTLS_ERR_TRUNCATED (the peer closed), SOTLS_ERR_SYSCALL (errno),
- * SOTLS_ERR_HANDSHAKE (anything else; sotls_conn_error_detail() says more).
- * sotls_send/sotls_recv run it implicitly if it has not completed.
+ * SOTLS_ERR_PRIVATE_KEY_OPERATION / SOTLS_ERR_PRIVATE_KEY_CHECK (the server's
+ * signature), SOTLS_ERR_HANDSHAKE (anything else; sotls_conn_error_detail()
+ * says more). sotls_send/sotls_recv run it implicitly if it has not completed.
  * The handshake never reads a byte past the peer's Finished message.
  */
 SOTLS_API int sotls_handshake(struct sotls_conn *c);
@@ -815,6 +830,94 @@ enum sotls_san_type {
  */
 SOTLS_API int sotls_conn_peer_san(const struct sotls_conn *c, size_t index,
 				  enum sotls_san_type *type, const char **value);
+
+/* ------------------------------------------------------------------------ */
+/* Private keys sotls does not hold: HSMs and key servers                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Server: a certificate whose private key is elsewhere (an HSM, a "keyless"
+ * key server in another process or host), in the shape of BoringSSL's
+ * SSL_PRIVATE_KEY_METHOD. The one private-key operation of a sotls server
+ * is the TLS 1.2 ServerKeyExchange signature (RFC 5246 §7.4.3, RFC 8422
+ * §5.4): sotls computes the hash
+ *   Hash(ClientHello.random + ServerHello.random + ServerECDHParams)
+ * with the hash the client's signature_algorithms allow, and asks the
+ * method to sign that hash. sigalg names the algorithm as the TLS 1.2
+ * SignatureAndHashAlgorithm, hash << 8 | signature (RFC 5246 §7.4.1.4.1),
+ * one of the SOTLS_SIGALG_* values below; digest is the hash itself
+ * (digest_len 32, 48 or 64 bytes), so the key holder never sees the
+ * handshake and an HSM signs a digest as it would for any other protocol:
+ *  - RSA: out is the k-byte PKCS#1 v1.5 signature of digest, the
+ *    EMSA-PKCS1-v1_5 encoding of RFC 8017 §9.2 with the DigestInfo of the
+ *    hash (PKCS#11: CKM_RSA_PKCS over DigestInfo || digest);
+ *  - ECDSA: out is the DER ECDSA-Sig-Value { r, s } (RFC 8422 §5.4; an HSM
+ *    that gives r || s, as PKCS#11's CKM_ECDSA does, must be re-encoded).
+ * sotls checks the signature with the leaf's public key before sending it:
+ * one that does not verify (a key that is not the certificate's) fails the
+ * handshake with SOTLS_ERR_PRIVATE_KEY_CHECK and internal_error, and is
+ * never sent.
+ *
+ * The callbacks run inside sotls_handshake (or the sotls_send / sotls_recv
+ * that runs it), on that thread, and must not call sotls on c. They return:
+ *  SOTLS_PRIVATE_KEY_SUCCESS: the signature is in out, *out_len its length
+ *    (at most max_out, which is at least 1024 bytes);
+ *  SOTLS_PRIVATE_KEY_PENDING: not yet (the request went to the key holder).
+ *    sotls_handshake returns SOTLS_WANT_PRIVATE_KEY; once the key holder
+ *    has answered (the application polls its own channel), call
+ *    sotls_handshake again, and sotls calls complete, which returns one of
+ *    these three values again (PENDING: SOTLS_WANT_PRIVATE_KEY once more);
+ *  SOTLS_PRIVATE_KEY_FAILURE (or any other value): the handshake fails with
+ *    SOTLS_ERR_PRIVATE_KEY_OPERATION and an internal_error alert to the peer.
+ * sign must save digest if it needs it later: it is valid during the call
+ * only. complete may be NULL for a method that never returns PENDING.
+ * cancel (may be NULL) is called when a connection whose operation is
+ * PENDING is freed (sotls_conn_free) or fails, so the method can drop its
+ * request; complete is then not called. c identifies the connection to the
+ * method (a pending request per connection at most); arg is the one given
+ * to sotls_cert_new_external.
+ */
+enum sotls_private_key_result {
+	SOTLS_PRIVATE_KEY_SUCCESS = 0,
+	SOTLS_PRIVATE_KEY_PENDING = 1,
+	SOTLS_PRIVATE_KEY_FAILURE = 2,
+};
+
+/* TLS 1.2 SignatureAndHashAlgorithm values sotls asks for (RFC 5246
+ * §7.4.1.4.1: hash sha256(4), sha384(5), sha512(6); signature rsa(1),
+ * ecdsa(3)). For ECDSA the hash is not tied to the curve in TLS 1.2. */
+enum sotls_sigalg {
+	SOTLS_SIGALG_RSA_PKCS1_SHA256 = 0x0401,
+	SOTLS_SIGALG_RSA_PKCS1_SHA384 = 0x0501,
+	SOTLS_SIGALG_RSA_PKCS1_SHA512 = 0x0601,
+	SOTLS_SIGALG_ECDSA_SHA256 = 0x0403,
+	SOTLS_SIGALG_ECDSA_SHA384 = 0x0503,
+	SOTLS_SIGALG_ECDSA_SHA512 = 0x0603,
+};
+
+struct sotls_private_key_method {
+	int (*sign)(struct sotls_conn *c, void *arg, uint16_t sigalg, const uint8_t *digest,
+		    size_t digest_len, uint8_t *out, size_t *out_len, size_t max_out);
+	int (*complete)(struct sotls_conn *c, void *arg, uint8_t *out, size_t *out_len,
+			size_t max_out);
+	void (*cancel)(struct sotls_conn *c, void *arg);
+};
+
+/*
+ * A certificate chain (leaf first; PEM or DER, as sotls_cert_new_mem) with no
+ * private key: method signs for it (see above). The public key is the
+ * leaf's: RSA, or ECDSA on P-256, P-384 or P-521. method (with its sign
+ * callback set) must stay valid as long as the certificate; a static const
+ * struct is the usual way. Use it with sotls_config_add_cert or hand it out
+ * from an SNI callback; it is chosen by names and key type like any other,
+ * and mixes freely with certificates whose key sotls holds (those sign as
+ * before). Errors: SOTLS_ERR_INVALID_ARGUMENT (NULL, no sign callback),
+ * SOTLS_ERR_CERT_LOAD (the chain does not parse, or the leaf's key is of
+ * another type), SOTLS_ERR_OUT_OF_MEMORY.
+ */
+SOTLS_API int sotls_cert_new_external(const void *chain, size_t chain_len,
+				      const struct sotls_private_key_method *method, void *arg,
+				      struct sotls_cert **out);
 
 #ifdef __cplusplus
 }

@@ -187,7 +187,7 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 	struct sotls_hs_result res;
 	int sys_errno = 0;
 	int rc = sotls_hs_step(c->hs, &res, c->detail, sizeof(c->detail), &sys_errno);
-	if (rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE)
+	if (rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE || rc == SOTLS_WANT_PRIVATE_KEY)
 		return rc;
 	/* Done either way: mbedTLS's state and secrets go now. */
 	sotls_hs_free(c->hs);

@@ -12,6 +12,8 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "operation would block: wait until the socket is readable and retry";
 	case SOTLS_WANT_WRITE:
 		return "operation would block: wait until the socket is writable and retry";
+	case SOTLS_WANT_PRIVATE_KEY:
+		return "the private-key method has not signed yet: call sotls_handshake again once it has";
 	case SOTLS_ERR_INVALID_ARGUMENT:
 		return "invalid argument";
 	case SOTLS_ERR_OUT_OF_MEMORY:
@@ -76,6 +78,8 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "the client asked for a server name this server does not serve";
 	case SOTLS_ERR_PRIVATE_KEY_CHECK:
 		return "a private-key result failed its check with the public key (fault), not sent";
+	case SOTLS_ERR_PRIVATE_KEY_OPERATION:
+		return "the private-key method failed to sign";
 	}
 	return "unknown error code";
 }

@@ -133,16 +133,31 @@ static int select_cert(mbedtls_ssl_context *ssl)
 	return 0;
 }
 
-void sotls_cert_note_choice(struct sotls_hs *hs)
+/* The index of the certificate whose chain is chain: SOTLS_CERT_INDEX_CALLBACK
+ * for the SNI callback's, -1 if none. */
+static int index_of(const struct sotls_hs *hs, const mbedtls_x509_crt *chain)
 {
-	const mbedtls_x509_crt *chain = sotls_mbed_own_chain(&hs->ssl);
-	if (hs->cb_cert != NULL && chain == &hs->cb_cert->chain) {
-		hs->cert_index = SOTLS_CERT_INDEX_CALLBACK;
-		return;
-	}
+	if (hs->cb_cert != NULL && chain == &hs->cb_cert->chain)
+		return SOTLS_CERT_INDEX_CALLBACK;
 	for (size_t i = 0; i < hs->cfg->n_certs; i++)
 		if (chain == &hs->cfg->certs[i].cert->chain)
-			hs->cert_index = (int)i;
+			return (int)i;
+	return -1;
+}
+
+void sotls_cert_note_choice(struct sotls_hs *hs)
+{
+	int i = index_of(hs, sotls_mbed_own_chain(&hs->ssl));
+	if (i != -1)
+		hs->cert_index = i;
+}
+
+struct sotls_cert *sotls_hs_cert_of(const struct sotls_hs *hs, const mbedtls_x509_crt *chain)
+{
+	int i = index_of(hs, chain);
+	return i == SOTLS_CERT_INDEX_CALLBACK ? hs->cb_cert
+	       : i >= 0			      ? hs->cfg->certs[i].cert
+					      : NULL;
 }
 
 SOTLS_API int sotls_config_set_sni_policy(struct sotls_config *cfg, enum sotls_sni_policy policy)

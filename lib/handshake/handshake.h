@@ -141,6 +141,10 @@ struct sotls_cert {
 	 * (rsa_key.c), whose lock guards its blinding. */
 	mbedtls_pk_context key;
 	struct sotls_rsa_key *rsa;
+	/* A certificate made by sotls_cert_new_external: key holds the leaf's
+	 * public key only, and method signs (private_key.c). NULL otherwise. */
+	const struct sotls_private_key_method *method;
+	void *method_arg;
 };
 
 /* A certificate of a configuration and the host names it serves: lower
@@ -195,6 +199,11 @@ void sotls_config_forget_password(struct sotls_config *cfg);
  * SOTLS_ERR_OUT_OF_MEMORY (pk unchanged on failure).
  */
 int sotls_pk_own_rsa(mbedtls_pk_context *pk, struct sotls_rsa_key **own);
+
+/* Server: mbedTLS's asynchronous private-key hooks on conf, which sign
+ * for the certificates of sotls_cert_new_external and leave every other
+ * one to its own key (private_key.c). */
+void sotls_private_key_configure(mbedtls_ssl_config *conf);
 
 /* mbedTLS's RNG callback: getrandom(2). */
 int sotls_os_random(void *ctx, unsigned char *out, size_t len);

@@ -179,6 +179,7 @@ void sotls_hs_free(struct sotls_hs *hs)
 	sotls_hs_drop_hello(hs);
 	free(hs->sh);
 	sotls_cert_free(hs->cb_cert);
+	sotls_pk_op_free(hs->pk_op); /* after mbedtls_ssl_free, which cancels it */
 	sotls_peer_free(hs->peer);
 	free(hs->frag);
 	sotls_wipe(hs, sizeof(*hs));
@@ -276,6 +277,8 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 		return SOTLS_WANT_READ;
 	if (mrc == MBEDTLS_ERR_SSL_WANT_WRITE)
 		return SOTLS_WANT_WRITE;
+	if (mrc == MBEDTLS_ERR_SSL_ASYNC_IN_PROGRESS)
+		return SOTLS_WANT_PRIVATE_KEY; /* private_key.c: the method is pending */
 	if (mrc != 0)
 		return failed(hs, mrc, detail, detail_len, sys_errno);
 

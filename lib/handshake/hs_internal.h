@@ -130,6 +130,9 @@ struct sotls_hs {
 	/* Server: the certificate (cert_select.c) and the acknowledgement of
 	 * the name that chose it (sni_ack.c). */
 	struct sotls_cert *cb_cert; /* our reference to the SNI callback's chain */
+	/* A private-key method's signature (private_key.c): what it signs,
+	 * kept for the check with the public key, and its answer. */
+	struct sotls_pk_op *pk_op;
 	int cert_index;
 	enum { SNI_ACK_NONE, SNI_ACK_PENDING, SNI_ACK_SENT } sni_ack;
 	uint8_t *sh; /* the ServerHello record as sent, with the extension */
@@ -192,6 +195,11 @@ int sotls_alpn_choose(struct sotls_hs *hs);
 /* The server's cert_index once mbedTLS has chosen the suite and chain,
  * right after the ClientHello step (cert_select.c). */
 void sotls_cert_note_choice(struct sotls_hs *hs);
+/* The configuration's (or the SNI callback's) certificate whose chain is
+ * chain, NULL if none. */
+struct sotls_cert *sotls_hs_cert_of(const struct sotls_hs *hs, const mbedtls_x509_crt *chain);
+/* Frees a private-key operation's state (private_key.c). NULL is ignored. */
+void sotls_pk_op_free(struct sotls_pk_op *op);
 
 /* Frees (wiped) the ClientHello copy, real_hello. */
 void sotls_hs_drop_hello(struct sotls_hs *hs);

@@ -64,9 +64,12 @@ static int build(struct sotls_config *cfg)
 	 * by the record layer. */
 	mbedtls_ssl_conf_extended_master_secret(conf, MBEDTLS_SSL_EXTENDED_MS_ENABLED);
 	mbedtls_ssl_conf_groups(conf, KEX_GROUPS);
-	if (server)
+	if (server) {
 		/* RFC 5246 §7.4.1.3: the server picks; sotls by its order. */
 		mbedtls_ssl_conf_preference_order(conf, MBEDTLS_SSL_SRV_CIPHERSUITE_ORDER_SERVER);
+		/* Always: an SNI callback may hand out an external certificate. */
+		sotls_private_key_configure(conf);
+	}
 
 	/* mbedTLS verifies and records; verify.c decides (and a client
 	 * records the server's chain even in SOTLS_VERIFY_NONE). A server in

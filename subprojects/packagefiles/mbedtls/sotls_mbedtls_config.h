@@ -80,6 +80,9 @@
 #define MBEDTLS_PKCS1_V15
 #define MBEDTLS_PK_C
 #define MBEDTLS_PK_RSA_ALT_SUPPORT /* the server's RSA key signs with sotls's RSA */
+/* sotls_cert_new_external: the ServerKeyExchange signed by the application's
+ * private-key method, possibly later (lib/handshake/private_key.c). */
+#define MBEDTLS_SSL_ASYNC_PRIVATE
 #define MBEDTLS_PK_PARSE_C
 #define MBEDTLS_ASN1_PARSE_C
 #define MBEDTLS_ASN1_WRITE_C /* ECDSA signatures are DER */
