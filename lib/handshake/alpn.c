@@ -1,7 +1,7 @@
 /*
  * ALPN (RFC 7301). A client's list goes to mbedTLS, which offers it and
  * checks the server's answer. A server's choice is made here, from the
- * ClientHello's list that hello_check.c has already checked for syntax, and
+ * ClientHello's list that msg_check.c has already checked for syntax, and
  * before any reply: by the server's own order or its callback, with the
  * policy deciding what no overlap means. mbedTLS then writes the chosen name
  * into the ServerHello (hs.c, after the ClientHello step).

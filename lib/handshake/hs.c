@@ -307,7 +307,7 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 
 	if (hs->server && hs->mfl != 0 &&
 	    mbedtls_ssl_get_max_out_record_payload(&hs->ssl) != (int)hs->mfl) {
-		/* hello_check.c took the client's request as agreed. */
+		/* msg_check.c took the client's request as agreed. */
 		sotls_hs_fail(hs, SOTLS_ERR_INTERNAL, SOTLS_ALERT_INTERNAL_ERROR,
 			      "mbedTLS did not agree to max_fragment_length %u", hs->mfl);
 		return failed(hs, MBEDTLS_ERR_SSL_INTERNAL_ERROR, detail, detail_len, sys_errno);

@@ -146,7 +146,7 @@ struct sotls_hs {
 	struct sotls_peer *peer;
 	bool peer_checked; /* sotls_hs_check_peer has decided */
 	/* RFC 6066 §4 max_fragment_length, in bytes, once both hellos agree on
-	 * it (hello_check.c): 0 until then. Records read after that are held
+	 * it (msg_check.c): 0 until then. Records read after that are held
 	 * to it (hs_reader.c), and mbedTLS's handshake records, which it
 	 * never cuts itself in TLS, are cut to it on the way out. */
 	uint16_t mfl;
