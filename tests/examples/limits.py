@@ -406,7 +406,10 @@ def case_event_timeouts():
 def case_event_budget():
     """A flooding connection is cut into turns of --event-budget bytes, and
     another client is served meanwhile."""
-    srv = Server('sotls-event-echo-server', '--event-budget', '16384')
+    # Slow under ASan on a loaded machine: the default 30 s deadlines must
+    # not end the flood (they are tested in their own cases).
+    srv = Server('sotls-event-echo-server', '--event-budget', '16384', '--send-timeout', '600',
+                 '--idle-timeout', '600')
     # The flood's own socket may wait long under a loaded machine (make check
     # runs two suites at once): what is checked is the turns, not its speed.
     f = tls(srv.port, timeout=120)
