@@ -437,8 +437,14 @@ static void send_side(const struct setup *s, const uint8_t *data, size_t size, s
 			break;
 		err = pair_send(&p, len);
 	}
+	/* A sender that met the usage limit has close_notify (and records it
+	 * reported as sent) to flush on a non-blocking socket: sotls_shutdown
+	 * does that, as an application must call it. */
+	bool started_past = s->seq0 >= LIVENESS_SEQ_BOUND - 1;
 	if (err == 0)
 		err = pair_shutdown(&p);
+	else if (err == SOTLS_ERR_KEY_USAGE_LIMIT && !started_past)
+		(void)pair_shutdown(&p);
 	/* The receiver reads to the end: the close_notify, or what the
 	 * sender's failure left (nothing more arrives: EOF). */
 	shutdown(sp[1], SHUT_WR);
@@ -452,7 +458,6 @@ static void send_side(const struct setup *s, const uint8_t *data, size_t size, s
 		 * kept for it), so the receiver ends cleanly after what was
 		 * sealed before; a sender that started past the limit can send
 		 * nothing at all, so the receiver sees the stream end. */
-		bool started_past = s->seq0 >= LIVENESS_SEQ_BOUND - 1;
 		if (below_limit(s->seq0, p.tx.tx_records + 2) ||
 		    p.rx_rc != (started_past ? SOTLS_ERR_TRUNCATED : 0) || p.got_len > p.sent_len ||
 		    sotls_record_send(&p.tx, p.buf, 1) != err)
