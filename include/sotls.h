@@ -40,6 +40,8 @@ enum sotls_error {
 	SOTLS_ERR_OUT_OF_MEMORY = -11,
 	SOTLS_ERR_BAD_STATE = -12,
 	SOTLS_ERR_UNSUPPORTED = -13,
+	/* The buffer is too small; the call said how large it must be. */
+	SOTLS_ERR_BUFFER_TOO_SMALL = -14,
 
 	/* Configuration. */
 	SOTLS_ERR_CERT_LOAD = -20,
@@ -48,6 +50,9 @@ enum sotls_error {
 	SOTLS_ERR_UNKNOWN_SUITE = -23,
 	SOTLS_ERR_KEY_PASSWORD = -24, /* encrypted key: no password, or the wrong one */
 	SOTLS_ERR_CRL_LOAD = -25,
+	/* A ticket key file that does not parse, holds no key, or can be read
+	 * by other users than its owner (sotls_ticket_key_file_read). */
+	SOTLS_ERR_TICKET_KEYS = -26,
 
 	/* System. errno holds the cause. */
 	SOTLS_ERR_SYSCALL = -30,
@@ -98,6 +103,14 @@ enum sotls_error {
 	 * internal_error. A signature that fails the check with the leaf's public
 	 * key is SOTLS_ERR_PRIVATE_KEY_CHECK. */
 	SOTLS_ERR_PRIVATE_KEY_OPERATION = -66,
+	/* Client: the bytes given to sotls_conn_set_session are not a session
+	 * this sotls can offer (corrupt, truncated, or from another version). */
+	SOTLS_ERR_SESSION = -67,
+	/* Client: sotls_conn_get_session on a connection whose session cannot
+	 * be resumed: the server gave neither a ticket nor a session ID, or the
+	 * handshake had no extended master secret (RFC 7627 §5.3), or the
+	 * connection failed. */
+	SOTLS_ERR_NOT_RESUMABLE = -68,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -578,6 +591,13 @@ SOTLS_API int sotls_shutdown(struct sotls_conn *c);
  * anything. NULL is ignored. */
 SOTLS_API void sotls_conn_free(struct sotls_conn *c);
 
+/* How a connection's handshake went (sotls_info.resumed). */
+enum sotls_resumption {
+	SOTLS_RESUMED_NONE = 0,	      /* a full handshake */
+	SOTLS_RESUMED_SESSION_ID = 1, /* abbreviated: the server's session cache */
+	SOTLS_RESUMED_TICKET = 2,     /* abbreviated: a session ticket (RFC 5077) */
+};
+
 /* The path a direction's records take. */
 enum sotls_path {
 	SOTLS_PATH_NONE = 0,	  /* no handshake yet */
@@ -594,7 +614,8 @@ enum sotls_path {
  *   size, suite, suite_id, version, tx_path, rx_path, tx_reason, rx_reason,
  *   aead_impl, peer_alert, tx_records, rx_records, sendfile_path,
  *   sendfile_reason, sendfile_buffer_bytes (the first part: every
- *   libsotls.so.1 fills these), then max_fragment_len.
+ *   libsotls.so.1 fills these), then alpn, server_name, cert_index,
+ *   peer_verified, peer_chain_len, max_fragment_len (0.2), resumed (0.3).
  * All strings are static and never NULL.
  */
 struct sotls_info {
@@ -647,6 +668,9 @@ struct sotls_info {
 	 * plaintext bytes per record: 512, 1024, 2048 or 4096; 0 if none (then
 	 * records carry up to 2^14 bytes). */
 	uint16_t max_fragment_len;
+	/* Whether the handshake was abbreviated, resuming an earlier session,
+	 * and how (see "Session resumption"). */
+	enum sotls_resumption resumed;
 };
 
 /* A struct sotls_info ready for sotls_get_info(): size set, the rest zero. */
@@ -918,6 +942,180 @@ struct sotls_private_key_method {
 SOTLS_API int sotls_cert_new_external(const void *chain, size_t chain_len,
 				      const struct sotls_private_key_method *method, void *arg,
 				      struct sotls_cert **out);
+
+/* ------------------------------------------------------------------------ */
+/* Session resumption                                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A client that comes back skips the public-key work: the abbreviated
+ * handshake of RFC 5246 §7.3 reuses the master secret of an earlier session,
+ * found by the session ID the server gave (its session cache) or carried by
+ * the client itself in a session ticket the server sealed (RFC 5077).
+ * sotls_info.resumed says which happened.
+ *
+ * Rules that hold on both sides, whatever stores the session:
+ *  - Only sessions with the extended master secret (RFC 7627) are kept or
+ *    offered. A server that finds a session for a ClientHello without the
+ *    extension aborts with handshake_failure (RFC 7627 §5.3); a client
+ *    whose resumed ServerHello lacks it does the same.
+ *  - A session is resumed only under the server name it was made for (RFC
+ *    6066 §3: otherwise a full handshake), with the same suite (RFC 5246
+ *    §7.4.1.2), and without max_fragment_length (such sessions get full
+ *    handshakes). ALPN is chosen anew in every handshake (RFC 7301 §3.1),
+ *    under the same policy.
+ *  - The peer's identity (sotls_conn_peer_cert, sotls_info.peer_verified)
+ *    is the one verified in the full handshake; a client whose configuration
+ *    requires verification does not offer a session whose server was not
+ *    verified.
+ *  - A session that cannot be used (unknown, expired, tampered with, under
+ *    a retired ticket key, another sotls version) gives a full handshake,
+ *    never an error.
+ *  - Resumed connections go to the kernel (kTLS) like full ones.
+ */
+
+/*
+ * Server: the built-in session cache, on by default with 20480 sessions,
+ * 8 MiB and 7200 s. Thread-safe across the threads of one process. It is
+ * asked when a client offers a session ID and no usable ticket, and fed by
+ * full handshakes with clients that do not take tickets. At max_sessions
+ * entries or max_bytes bytes of session data, the oldest entries go first.
+ * A connection that ends with a fatal alert is removed from it (RFC 5246
+ * §7.2.2). max_sessions 0 turns it off; lifetime 0 keeps the current one.
+ * Errors: SOTLS_ERR_INVALID_ARGUMENT (a client configuration),
+ * SOTLS_ERR_BAD_STATE (in use).
+ */
+SOTLS_API int sotls_config_set_session_cache(struct sotls_config *cfg, size_t max_sessions,
+					     size_t max_bytes, unsigned lifetime);
+
+/*
+ * Server: an external session store instead of the built-in cache (shared
+ * across processes, e.g. in memcached): the three callbacks are called on
+ * the handshake's thread, with the session ID (1 to 32 bytes) as the key.
+ *  - put stores len bytes of data (opaque, versioned; they hold the
+ *    session's master secret, so keep them as secret as the server's key)
+ *    for lifetime seconds; its result is ignored.
+ *  - get copies the session stored under id into buf (cap bytes, always
+ *    enough for a session sotls stored) and returns its length; 0 (or a
+ *    negative value, or more than cap) means none: a full handshake.
+ *  - del forgets id (a connection that failed with a fatal alert).
+ * NULL put and get return to the built-in cache. Errors:
+ * SOTLS_ERR_INVALID_ARGUMENT (a client configuration, or only one of put
+ * and get), SOTLS_ERR_BAD_STATE (in use).
+ */
+typedef void (*sotls_session_put_fn)(void *arg, const uint8_t *id, size_t id_len,
+				     const uint8_t *data, size_t len, unsigned lifetime);
+typedef ssize_t (*sotls_session_get_fn)(void *arg, const uint8_t *id, size_t id_len, uint8_t *buf,
+					size_t cap);
+typedef void (*sotls_session_del_fn)(void *arg, const uint8_t *id, size_t id_len);
+SOTLS_API int sotls_config_set_session_store(struct sotls_config *cfg, sotls_session_put_fn put,
+					     sotls_session_get_fn get, sotls_session_del_fn del,
+					     void *arg);
+
+/*
+ * Session tickets (RFC 5077), on by default on both sides. A server issues
+ * tickets valid for lifetime seconds (default 7200; 0 keeps the current
+ * value) to clients that ask, sealed with AES-256-GCM under a ticket key; a
+ * client offers them. enable 0 turns them off (a server then neither issues
+ * nor accepts them). Error: SOTLS_ERR_BAD_STATE (in use).
+ */
+SOTLS_API int sotls_config_set_session_tickets(struct sotls_config *cfg, int enable,
+					       unsigned lifetime);
+
+/*
+ * A ticket key: name is sent in the clear at the start of every ticket it
+ * seals (so a server knows which key opens it); secret is the AES-256-GCM
+ * key. From intro on (Unix seconds), a key may issue tickets; the newest
+ * such key does. Until expiry it opens them; expiry 0: no end. A ticket
+ * is refused (a full handshake) once its key expired, or once it is older
+ * than the ticket lifetime.
+ */
+struct sotls_ticket_key {
+	uint8_t name[16];
+	uint8_t secret[32];
+	int64_t intro;
+	int64_t expiry;
+};
+
+/*
+ * Server ticket keys. With none of the three calls below, a server makes
+ * its own: a random key at the first handshake and a new one every
+ * rotate_every seconds (sotls_config_set_ticket_rotation, default 3600);
+ * each one issues until the next arrives and opens tickets for a ticket
+ * lifetime longer. Those keys are in this process alone, so a ticket made
+ * here opens nowhere else and not after a restart.
+ *
+ * A fleet (every process of a server, every machine behind a load
+ * balancer) gives all its servers the same keys:
+ *  - sotls_config_add_ticket_key adds one (a copy; at any time, from any
+ *    thread, also while connections use cfg). Keys past their expiry are
+ *    wiped and dropped.
+ *  - sotls_config_set_ticket_key_file reads a key file (the format of
+ *    sotls_ticket_key_file_read) now, and again whenever the file changes
+ *    (checked at most once a second, at a handshake): the cron job that
+ *    rotates the file (examples/sotls-ticket-keys) rotates the fleet. A
+ *    later read that fails keeps the keys read before.
+ *  - sotls_config_set_ticket_key_callback asks fn: with name NULL for the
+ *    key to issue a ticket with (fill all of *key, return 1; 0: issue no
+ *    ticket), with a name for the key of that name (fill *key, return 1;
+ *    0: unknown or retired, a full handshake). A negative return counts as
+ *    0. fn runs on the handshake's thread and must be thread-safe.
+ * Any of them replaces the automatic keys. Keys sotls holds are wiped when
+ * they expire and when cfg is freed. Errors: SOTLS_ERR_INVALID_ARGUMENT (a
+ * client configuration, NULL), SOTLS_ERR_TICKET_KEYS (the file),
+ * SOTLS_ERR_SYSCALL (the file cannot be read; errno), SOTLS_ERR_BAD_STATE
+ * (the file or callback on a configuration in use).
+ */
+SOTLS_API int sotls_config_add_ticket_key(struct sotls_config *cfg,
+					  const struct sotls_ticket_key *key);
+SOTLS_API int sotls_config_set_ticket_key_file(struct sotls_config *cfg, const char *path);
+typedef int (*sotls_ticket_key_fn)(void *arg, const uint8_t *name, struct sotls_ticket_key *key);
+SOTLS_API int sotls_config_set_ticket_key_callback(struct sotls_config *cfg,
+						   sotls_ticket_key_fn fn, void *arg);
+SOTLS_API int sotls_config_set_ticket_rotation(struct sotls_config *cfg, unsigned rotate_every);
+
+/*
+ * Ticket key files, for a fleet. A text file, newest key first, one key a
+ * line, fields separated by one space:
+ *   <name: 32 hex digits> <secret: 64 hex digits> <intro> <expiry>
+ * intro and expiry in decimal Unix seconds (expiry 0: none). Lines starting
+ * with '#' and empty lines are ignored; at most SOTLS_TICKET_KEYS_MAX keys.
+ * The file must not be readable or writable by group or others.
+ * sotls_ticket_key_file_read fills keys[0 .. *n) (keys has room for max);
+ * errors: SOTLS_ERR_SYSCALL (errno), SOTLS_ERR_TICKET_KEYS (a malformed
+ * line, no key, too many keys, a mode that lets others read it).
+ * sotls_ticket_key_file_write replaces path atomically (a new file, mode
+ * 0600, synced, renamed over the old one); errors SOTLS_ERR_SYSCALL,
+ * SOTLS_ERR_INVALID_ARGUMENT (n 0 or above the maximum).
+ */
+#define SOTLS_TICKET_KEYS_MAX 64
+SOTLS_API int sotls_ticket_key_file_read(const char *path, struct sotls_ticket_key *keys,
+					 size_t max, size_t *n);
+SOTLS_API int sotls_ticket_key_file_write(const char *path, const struct sotls_ticket_key *keys,
+					  size_t n);
+
+/*
+ * Client: the session of a completed handshake as opaque, versioned bytes,
+ * to resume later (in this process or another) with sotls_conn_set_session.
+ * They hold the session's master secret: keep them like a private key.
+ * Writes up to cap bytes into buf and the length into *len; with buf NULL
+ * or cap too small, only *len (SOTLS_ERR_BUFFER_TOO_SMALL). Errors:
+ * SOTLS_ERR_BAD_STATE (no completed handshake, or a server),
+ * SOTLS_ERR_NOT_RESUMABLE.
+ */
+SOTLS_API int sotls_conn_get_session(const struct sotls_conn *c, void *buf, size_t cap,
+				     size_t *len);
+
+/*
+ * Client, before the handshake: offer this session (bytes from
+ * sotls_conn_get_session). It is offered only to the server name it was
+ * made for and while it is valid (the ticket's lifetime, or the server's
+ * if it gave none, at most a day); otherwise the handshake is a full one,
+ * as it is when the server does not take it. Errors: SOTLS_ERR_SESSION,
+ * SOTLS_ERR_BAD_STATE (a server, or after the handshake started),
+ * SOTLS_ERR_OUT_OF_MEMORY.
+ */
+SOTLS_API int sotls_conn_set_session(struct sotls_conn *c, const void *data, size_t len);
 
 #ifdef __cplusplus
 }
