@@ -22,6 +22,8 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "call not allowed in the current state";
 	case SOTLS_ERR_UNSUPPORTED:
 		return "not supported";
+	case SOTLS_ERR_BUFFER_TOO_SMALL:
+		return "the buffer is too small (the length it needs was returned)";
 	case SOTLS_ERR_CERT_LOAD:
 		return "could not load the certificate chain";
 	case SOTLS_ERR_KEY_LOAD:
@@ -34,6 +36,8 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "the private key is encrypted and no password, or the wrong one, was given";
 	case SOTLS_ERR_CRL_LOAD:
 		return "could not load the certificate revocation list";
+	case SOTLS_ERR_TICKET_KEYS:
+		return "the ticket key file is malformed, holds no key, or is readable by others";
 	case SOTLS_ERR_SYSCALL:
 		return "system call failed (see errno)";
 	case SOTLS_ERR_HANDSHAKE:
@@ -80,6 +84,10 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "a private-key result failed its check with the public key (fault), not sent";
 	case SOTLS_ERR_PRIVATE_KEY_OPERATION:
 		return "the private-key method failed to sign";
+	case SOTLS_ERR_SESSION:
+		return "not a session this sotls can offer (corrupt, truncated or another version)";
+	case SOTLS_ERR_NOT_RESUMABLE:
+		return "this connection's session cannot be resumed";
 	}
 	return "unknown error code";
 }

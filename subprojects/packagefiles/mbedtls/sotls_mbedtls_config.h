@@ -35,6 +35,13 @@
  * which sotls sends itself); sotls's handshake writer cuts mbedTLS's
  * handshake records, the record layer everything after. */
 #define MBEDTLS_SSL_MAX_FRAGMENT_LENGTH
+/* Resumption (#14): RFC 5077 tickets through sotls's own seal/open
+ * callbacks and session IDs through sotls's own cache (lib/handshake). The
+ * cache and ticket modules of mbedTLS itself are built only for the
+ * benchmark's plain-mbedTLS rows; libsotls does not link them. */
+#define MBEDTLS_SSL_SESSION_TICKETS
+#define MBEDTLS_SSL_CACHE_C
+#define MBEDTLS_SSL_TICKET_C
 #define MBEDTLS_SSL_CIPHERSUITES                                                              \
 	MBEDTLS_TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256,                                     \
 		MBEDTLS_TLS_ECDHE_RSA_WITH_ARIA_128_GCM_SHA256,                               \
