@@ -57,6 +57,8 @@
 #include <mbedtls/net_sockets.h>
 #include <mbedtls/pk.h>
 #include <mbedtls/ssl.h>
+#include <mbedtls/ssl_cache.h>
+#include <mbedtls/ssl_ticket.h>
 #include <mbedtls/x509_crt.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -77,6 +79,12 @@ static const char *const IMPL_NAMES[N_IMPLS] = {"sotls-user", "sotls-kernel", "m
 						"openssl", "tcp"};
 enum certkind { CERT_ECDSA, CERT_RSA };
 static const char *const CERT_NAMES[] = {"ECDHE-ECDSA-P256", "ECDHE-RSA-2048"};
+/* How a handshake row's connections are made: full handshakes with every
+ * resumption mechanism off, or abbreviated ones (RFC 5246 §7.3) resuming the
+ * session of one full handshake made before the timing starts, through the
+ * server's session cache (session ID) or a session ticket (RFC 5077). */
+enum resume { RESUME_FULL, RESUME_ID, RESUME_TICKET, N_RESUME };
+static const char *const RESUME_NAMES[N_RESUME] = {"full", "id", "ticket"};
 enum cipher { ARIA128, ARIA256, AES128, AES256, NO_CIPHER };
 #define N_CIPHERS NO_CIPHER
 static const char *const CIPHER_NAMES[] = {"ARIA-128-GCM", "ARIA-256-GCM", "AES-128-GCM",
@@ -109,15 +117,32 @@ struct mb_ctx {
 	mbedtls_x509_crt crt;
 	mbedtls_pk_context pk;
 	int suites[2];
+	/* Server: mbedTLS's own session cache (RESUME_ID) or ticket keys
+	 * (RESUME_TICKET). stores counts the sessions handed to either: mbedTLS
+	 * stores one only at the end of a full handshake (it does not renew a
+	 * ticket it accepted), so a count that moved during a handshake says it
+	 * was a full one. One thread uses a server configuration at a time. */
+	mbedtls_ssl_cache_context cache;
+	mbedtls_ssl_ticket_context ticket;
+	unsigned long stores;
+	/* Client: the session every connection offers, once kept. */
+	mbedtls_ssl_session session;
+	bool have_session;
 };
 
 /* One end's configuration: one per thread in the timed tests. */
 struct ctx {
 	enum impl impl;
 	bool server;
+	enum resume resume;
 	struct sotls_config *s;
 	struct mb_ctx *m;
 	SSL_CTX *o;
+	/* Client: the session kept from the first full handshake
+	 * (ctx_keep_session), offered by every later connection. */
+	SSL_SESSION *o_session;
+	uint8_t *s_session;
+	size_t s_session_len;
 };
 
 /* One end of one connection. */
@@ -126,6 +151,7 @@ struct peer {
 	int fd;
 	struct sotls_conn *s;
 	mbedtls_ssl_context *m;
+	unsigned long mb_stores; /* mb_ctx.stores when the handshake began */
 	SSL *o;
 };
 
@@ -150,6 +176,35 @@ static int mb_recv(void *p, unsigned char *buf, size_t len)
 static const uint16_t MB_GROUPS[] = {MBEDTLS_SSL_IANA_TLS_GROUP_SECP256R1,
 				     MBEDTLS_SSL_IANA_TLS_GROUP_NONE};
 
+/* mbedTLS's own cache and ticket functions, counting what they store. */
+static int mb_cache_set(void *arg, const unsigned char *id, size_t len,
+			const mbedtls_ssl_session *session)
+{
+	struct mb_ctx *m = arg;
+	m->stores++;
+	return mbedtls_ssl_cache_set(&m->cache, id, len, session);
+}
+
+static int mb_cache_get(void *arg, const unsigned char *id, size_t len,
+			mbedtls_ssl_session *session)
+{
+	return mbedtls_ssl_cache_get(&((struct mb_ctx *)arg)->cache, id, len, session);
+}
+
+static int mb_ticket_write(void *arg, const mbedtls_ssl_session *session, unsigned char *start,
+			   const unsigned char *end, size_t *len, uint32_t *lifetime)
+{
+	struct mb_ctx *m = arg;
+	m->stores++;
+	return mbedtls_ssl_ticket_write(&m->ticket, session, start, end, len, lifetime);
+}
+
+static int mb_ticket_parse(void *arg, mbedtls_ssl_session *session, unsigned char *buf,
+			   size_t len)
+{
+	return mbedtls_ssl_ticket_parse(&((struct mb_ctx *)arg)->ticket, session, buf, len);
+}
+
 static void ctx_free(struct ctx *c)
 {
 	if (c == NULL)
@@ -159,19 +214,29 @@ static void ctx_free(struct ctx *c)
 		mbedtls_ssl_config_free(&c->m->conf);
 		mbedtls_x509_crt_free(&c->m->crt);
 		mbedtls_pk_free(&c->m->pk);
+		mbedtls_ssl_cache_free(&c->m->cache);
+		mbedtls_ssl_ticket_free(&c->m->ticket);
+		mbedtls_ssl_session_free(&c->m->session);
 		free(c->m);
 	}
+	SSL_SESSION_free(c->o_session);
 	SSL_CTX_free(c->o);
+	free(c->s_session);
 	free(c);
 }
 
-static struct ctx *ctx_new(enum impl impl, bool server, enum certkind ck, enum cipher ci)
+/* Resumption as res asks (see enum resume): RESUME_FULL turns off every
+ * mechanism; the others turn on one and leave the other off, so that a
+ * connection that resumed at all resumed by that one. */
+static struct ctx *ctx_new(enum impl impl, bool server, enum certkind ck, enum cipher ci,
+			   enum resume res)
 {
 	struct ctx *c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return NULL;
 	c->impl = impl;
 	c->server = server;
+	c->resume = res;
 	size_t clen = strlen(g_cert[ck]) + 1, klen = strlen(g_key[ck]) + 1;
 	const char *suite = ci == NO_CIPHER ? NULL : SUITE_NAMES[ck][ci];
 
@@ -194,6 +259,9 @@ static struct ctx *ctx_new(enum impl impl, bool server, enum certkind ck, enum c
 		mbedtls_ssl_config_init(&m->conf);
 		mbedtls_x509_crt_init(&m->crt);
 		mbedtls_pk_init(&m->pk);
+		mbedtls_ssl_cache_init(&m->cache);
+		mbedtls_ssl_ticket_init(&m->ticket);
+		mbedtls_ssl_session_init(&m->session);
 		if (mbedtls_ssl_config_defaults(&m->conf,
 						server ? MBEDTLS_SSL_IS_SERVER : MBEDTLS_SSL_IS_CLIENT,
 						MBEDTLS_SSL_TRANSPORT_STREAM,
@@ -207,6 +275,21 @@ static struct ctx *ctx_new(enum impl impl, bool server, enum certkind ck, enum c
 		mbedtls_ssl_conf_rng(&m->conf, ephemeral_cert_random, NULL);
 		mbedtls_ssl_conf_groups(&m->conf, MB_GROUPS);
 		mbedtls_ssl_conf_authmode(&m->conf, MBEDTLS_SSL_VERIFY_NONE);
+		/* A client asks for a ticket only in ticket rows; a server takes
+		 * them only with the ticket callbacks set. */
+		mbedtls_ssl_conf_session_tickets(&m->conf, res == RESUME_TICKET
+								   ? MBEDTLS_SSL_SESSION_TICKETS_ENABLED
+								   : MBEDTLS_SSL_SESSION_TICKETS_DISABLED);
+		if (server && res == RESUME_ID)
+			mbedtls_ssl_conf_session_cache(&m->conf, m, mb_cache_get, mb_cache_set);
+		if (server && res == RESUME_TICKET) {
+			/* AES-256-GCM: the AEAD sotls seals its tickets with. */
+			if (mbedtls_ssl_ticket_setup(&m->ticket, ephemeral_cert_random, NULL,
+						     MBEDTLS_CIPHER_AES_256_GCM, 7200) != 0)
+				goto fail;
+			mbedtls_ssl_conf_session_tickets_cb(&m->conf, mb_ticket_write,
+							    mb_ticket_parse, m);
+		}
 		if (server) {
 			if (mbedtls_x509_crt_parse(&m->crt, (const unsigned char *)g_cert[ck],
 						   clen) != 0 ||
@@ -223,8 +306,12 @@ static struct ctx *ctx_new(enum impl impl, bool server, enum certkind ck, enum c
 			goto fail;
 		SSL_CTX_set_min_proto_version(c->o, TLS1_2_VERSION);
 		SSL_CTX_set_max_proto_version(c->o, TLS1_2_VERSION);
-		SSL_CTX_set_options(c->o, SSL_OP_NO_TICKET);
-		SSL_CTX_set_session_cache_mode(c->o, SSL_SESS_CACHE_OFF);
+		if (res != RESUME_TICKET)
+			SSL_CTX_set_options(c->o, SSL_OP_NO_TICKET);
+		/* The client keeps its session itself (ctx_keep_session). */
+		SSL_CTX_set_session_cache_mode(c->o, server && res == RESUME_ID
+							     ? SSL_SESS_CACHE_SERVER
+							     : SSL_SESS_CACHE_OFF);
 		if (SSL_CTX_set_cipher_list(c->o, suite) != 1 ||
 		    SSL_CTX_set1_groups_list(c->o, "P-256") != 1)
 			goto fail;
@@ -266,6 +353,12 @@ static void peer_free(struct peer *p)
 		mbedtls_ssl_free(p->m);
 		free(p->m);
 	}
+	/* Without a close_notify either way OpenSSL would take the session
+	 * out of its cache and mark it not resumable: the loops here end
+	 * connections without one for speed, not because they failed, and
+	 * sotls and mbedTLS keep such sessions. */
+	if (p->o != NULL)
+		SSL_set_shutdown(p->o, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
 	SSL_free(p->o);
 	free(p);
 }
@@ -295,8 +388,10 @@ static struct peer *peer_open(struct ctx *c, int fd)
 		if (p->m == NULL)
 			goto fail;
 		mbedtls_ssl_init(p->m);
-		if (mbedtls_ssl_setup(p->m, &c->m->conf) != 0)
+		if (mbedtls_ssl_setup(p->m, &c->m->conf) != 0 ||
+		    (c->m->have_session && mbedtls_ssl_set_session(p->m, &c->m->session) != 0))
 			goto fail;
+		p->mb_stores = c->m->stores;
 		mbedtls_ssl_set_bio(p->m, &p->fd, mb_send, mb_recv, NULL);
 		do
 			rc = mbedtls_ssl_handshake(p->m);
@@ -307,6 +402,7 @@ static struct peer *peer_open(struct ctx *c, int fd)
 	case IMPL_OPENSSL:
 		p->o = SSL_new(c->o);
 		if (p->o == NULL || SSL_set_fd(p->o, fd) != 1 ||
+		    (c->o_session != NULL && SSL_set_session(p->o, c->o_session) != 1) ||
 		    (c->server ? SSL_accept(p->o) : SSL_connect(p->o)) != 1)
 			goto fail;
 		break;
@@ -319,6 +415,63 @@ fail:
 	ERR_clear_error();
 	peer_free(p);
 	return NULL;
+}
+
+/* Client: keeps the session of p's completed handshake in c, for every later
+ * connection of c to offer. 0 or -1. */
+static int ctx_keep_session(struct ctx *c, const struct peer *p)
+{
+	switch (c->impl) {
+	case IMPL_SOTLS:
+	case IMPL_SOTLS_KERNEL:
+		return -1;
+	case IMPL_MBEDTLS:
+		if (mbedtls_ssl_get_session(p->m, &c->m->session) != 0)
+			return -1;
+		c->m->have_session = true;
+		return 0;
+	case IMPL_OPENSSL:
+		c->o_session = SSL_get1_session(p->o);
+		return c->o_session != NULL ? 0 : -1;
+	case IMPL_TCP:
+	case N_IMPLS:
+		break;
+	}
+	return -1;
+}
+
+/* How p's handshake went, as its end can tell: enum resume, or -1 where it
+ * cannot (an mbedTLS client: mbedTLS has no public call for it). Each
+ * configuration allows one mechanism (ctx_new), so "resumed" names it. */
+static int resumed_as(const struct peer *p, const struct ctx *c)
+{
+	switch (c->impl) {
+	case IMPL_SOTLS:
+	case IMPL_SOTLS_KERNEL:
+		return -1;
+	case IMPL_MBEDTLS:
+		if (!c->server)
+			return -1;
+		return c->m->stores == p->mb_stores ? (int)c->resume : RESUME_FULL;
+	case IMPL_OPENSSL:
+		return SSL_session_reused(p->o) ? (int)c->resume : RESUME_FULL;
+	case IMPL_TCP:
+	case N_IMPLS:
+		break;
+	}
+	return -1;
+}
+
+/* 0 if p's handshake went as c's configuration asks; otherwise says so on
+ * stderr (what a failed row's numbers would hide) and -1. */
+static int check_resumed(const struct peer *p, const struct ctx *c, const char *what)
+{
+	int got = resumed_as(p, c);
+	if (got < 0 || got == (int)c->resume)
+		return 0;
+	fprintf(stderr, "bench: %s: %s %s: handshake %s, expected %s\n", what, IMPL_NAMES[c->impl],
+		c->server ? "server" : "client", RESUME_NAMES[got], RESUME_NAMES[c->resume]);
+	return -1;
 }
 
 /* Sends all len bytes. 0 or -1. */
@@ -707,8 +860,8 @@ static struct sample_result run_pair(enum impl impl, enum cipher ci, enum work w
 		struct end *cl = &r->ends[2 * s], *sv = &r->ends[2 * s + 1];
 		if (make_pair(&cl->fd, &sv->fd) != 0)
 			abort();
-		cl->ctx = ctx_new(impl, false, CERT_ECDSA, ci);
-		sv->ctx = ctx_new(impl, true, CERT_ECDSA, ci);
+		cl->ctx = ctx_new(impl, false, CERT_ECDSA, ci, RESUME_FULL);
+		sv->ctx = ctx_new(impl, true, CERT_ECDSA, ci, RESUME_FULL);
 		if (cl->ctx == NULL || sv->ctx == NULL)
 			exit(1);
 		cl->sender = work == W_ECHO ? true : c2s;
@@ -801,6 +954,7 @@ struct row {
 	const char *dir;	/* "c2s" / "s2c" (bulk, streams) */
 	size_t msg_size;	/* small */
 	enum certkind cert;	/* handshake */
+	enum resume resume;	/* handshake, memory */
 	int streams;		/* streams */
 	int secs;		/* measuring seconds per round */
 	int n;
@@ -869,22 +1023,38 @@ static double maxv(const struct row *r)
 	return m;
 }
 
-static struct row *find_row(const char *test, enum impl impl, enum cipher ci, const char *dir,
-			    size_t msg, enum certkind ck)
+static struct row *find_row_resumed(const char *test, enum impl impl, enum cipher ci,
+				     const char *dir, size_t msg, enum certkind ck, enum resume res)
 {
 	for (int i = 0; i < g_nrows; i++) {
 		struct row *r = &g_rows[i];
 		if (strcmp(r->test, test) == 0 && r->impl == impl && r->cipher == ci &&
-		    strcmp(r->dir, dir) == 0 && r->msg_size == msg && r->cert == ck && !r->failed)
+		    strcmp(r->dir, dir) == 0 && r->msg_size == msg && r->cert == ck &&
+		    r->resume == res && !r->failed)
 			return r;
 	}
 	return NULL;
+}
+
+/* A row of full handshakes (all tests but handshake and memory have only those). */
+static struct row *find_row(const char *test, enum impl impl, enum cipher ci, const char *dir,
+			    size_t msg, enum certkind ck)
+{
+	return find_row_resumed(test, impl, ci, dir, msg, ck, RESUME_FULL);
+}
+
+static struct row *find_hs_row(enum impl impl, enum certkind ck, enum resume res)
+{
+	return find_row_resumed("handshake", impl, ARIA128, "", 0, ck, res);
 }
 
 static void json_row(FILE *f, const struct row *r)
 {
 	fprintf(f, "{\"test\": \"%s\", \"impl\": \"%s\", \"cipher\": \"%s\"", r->test,
 		IMPL_NAMES[r->impl], CIPHER_NAMES[r->cipher]);
+	/* Rows of full handshakes have no "resumption", as before it existed. */
+	if (r->resume != RESUME_FULL)
+		fprintf(f, ", \"resumption\": \"%s\"", RESUME_NAMES[r->resume]);
 	if (strcmp(r->test, "memory") == 0) {
 		fprintf(f,
 			", \"connections\": %d, \"client_heap_bytes_per_conn\": %.0f, "
@@ -1145,10 +1315,15 @@ static void test_small(void)
 /* Handshake loop: the server thread accepts and handshakes until told to stop. */
 struct hs_run {
 	struct ctx *sctx, *cctx;
+	enum resume resume;
 	int ls, port;
 	atomic_bool stop;
+	/* Set once the client kept the session of its first, full handshake:
+	 * every handshake after it must be resumed. */
+	atomic_bool primed;
 	_Atomic uint64_t done;
 	atomic_bool failed;
+	const char *label;
 };
 
 static void *hs_server(void *arg)
@@ -1161,6 +1336,8 @@ static void *hs_server(void *arg)
 		if (fd < 0)
 			break;
 		struct peer *p = peer_open(h->sctx, fd);
+		if (p != NULL && atomic_load(&h->primed) && check_resumed(p, h->sctx, h->label) != 0)
+			atomic_store(&h->failed, true);
 		peer_free(p);
 		close(fd);
 		if (atomic_load(&h->stop))
@@ -1169,48 +1346,68 @@ static void *hs_server(void *arg)
 	return NULL;
 }
 
+/* One client connection. Done when the server is: it closes once its side
+ * has finished (kTLS set-up included), so this waits for that EOF. The
+ * first one of a resumed row keeps its session; the later ones must resume
+ * it. 0 or -1. */
+static int hs_once(struct hs_run *h)
+{
+	int fd = dial(h->port);
+	if (fd < 0)
+		return -1;
+	struct peer *p = peer_open(h->cctx, fd);
+	if (p == NULL) {
+		close(fd);
+		return -1;
+	}
+	int rc = h->resume == RESUME_FULL	 ? 0
+		 : atomic_load(&h->primed) ? check_resumed(p, h->cctx, h->label)
+					   : ctx_keep_session(h->cctx, p);
+	peer_free(p);
+	char b;
+	while (recv(fd, &b, 1, 0) > 0)
+		;
+	close(fd);
+	return rc;
+}
+
 static void *hs_client(void *arg)
 {
 	struct hs_run *h = arg;
 	pin(0);
-	while (!atomic_load(&h->stop)) {
-		int fd = dial(h->port);
-		if (fd < 0) {
+	while (!atomic_load(&h->stop) && !atomic_load(&h->failed)) {
+		if (hs_once(h) != 0) {
 			atomic_store(&h->failed, true);
 			break;
 		}
-		struct peer *p = peer_open(h->cctx, fd);
-		if (p == NULL) {
-			atomic_store(&h->failed, true);
-			close(fd);
-			break;
-		}
-		peer_free(p);
-		/* Done when the server is: it closes once its side has finished
-		 * (kTLS set-up included), so wait for that EOF. */
-		char b;
-		while (recv(fd, &b, 1, 0) > 0)
-			;
-		close(fd);
 		atomic_fetch_add(&h->done, 1);
 	}
-	/* Wake the server if it waits in accept: one empty connection. */
+	/* Wake the server if it waits in accept: one empty connection, after
+	 * which it sees stop (also when the client ends the row by failing). */
+	atomic_store(&h->stop, true);
 	int fd = dial(h->port);
 	if (fd >= 0)
 		close(fd);
 	return NULL;
 }
 
-static double run_handshakes(enum impl impl, enum certkind ck, int seconds, const char *label)
+static double run_handshakes(enum impl impl, enum certkind ck, enum resume res, int seconds,
+			     const char *label)
 {
-	struct hs_run h = {.ls = -1};
-	h.sctx = ctx_new(impl, true, ck, ARIA128);
-	h.cctx = ctx_new(impl, false, ck, ARIA128);
+	struct hs_run h = {.ls = -1, .resume = res, .label = label};
+	h.sctx = ctx_new(impl, true, ck, ARIA128, res);
+	h.cctx = ctx_new(impl, false, ck, ARIA128, res);
 	if (h.sctx == NULL || h.cctx == NULL)
 		exit(1);
 	h.ls = listener(&h.port);
 	pthread_t ts, tc;
 	pthread_create(&ts, NULL, hs_server, &h);
+	/* The session to resume, before the clock starts. */
+	if (res != RESUME_FULL && hs_once(&h) != 0) {
+		fprintf(stderr, "bench: %s: no session from the first, full handshake\n", label);
+		atomic_store(&h.failed, true);
+	}
+	atomic_store(&h.primed, true);
 	double t0 = now(), tprev = t0;
 	uint64_t prev = 0;
 	pthread_create(&tc, NULL, hs_client, &h);
@@ -1234,51 +1431,98 @@ static double run_handshakes(enum impl impl, enum certkind ck, int seconds, cons
 	return (double)prev / (tprev - t0);
 }
 
+static bool g_resume_want[N_RESUME];
+
+/* "x" ratio of two rows' values, "-" if either is missing. */
+static void ratio(char *out, size_t n, const struct row *a, const struct row *b)
+{
+	if (a != NULL && b != NULL && b->value > 0)
+		snprintf(out, n, "%.2fx", a->value / b->value);
+	else
+		snprintf(out, n, "-");
+}
+
 static void test_handshake(void)
 {
+	static const char *const RESUME_NOTES[N_RESUME] = {
+		NULL,
+		"resumed by session ID (the server's session cache; tickets off)",
+		"resumed by session ticket (RFC 5077)",
+	};
 	int first = g_nrows;
-	for (int c = 0; c < 2; c++)
-		for (int i = 0; i < N_TLS_IMPLS; i++)
-			if (impl_on(TLS_IMPLS[i])) {
-				struct row *r = add_row("handshake", TLS_IMPLS[i], ARIA128);
-				r->cert = (enum certkind)c;
-				if (TLS_IMPLS[i] == IMPL_SOTLS || TLS_IMPLS[i] == IMPL_SOTLS_KERNEL)
-					snprintf(r->note, sizeof(r->note),
-						 "ECDHE group: sotls default (P-256 first)");
-				else
-					snprintf(r->note, sizeof(r->note), "ECDHE group: P-256");
-			}
+	for (int m = 0; m < N_RESUME; m++)
+		for (int c = 0; c < 2 && g_resume_want[m]; c++)
+			for (int i = 0; i < N_TLS_IMPLS; i++)
+				if (impl_on(TLS_IMPLS[i])) {
+					struct row *r = add_row("handshake", TLS_IMPLS[i], ARIA128);
+					r->cert = (enum certkind)c;
+					r->resume = (enum resume)m;
+					if (m != RESUME_FULL)
+						snprintf(r->note, sizeof(r->note), "%s",
+							 RESUME_NOTES[m]);
+					else if (TLS_IMPLS[i] == IMPL_SOTLS ||
+						 TLS_IMPLS[i] == IMPL_SOTLS_KERNEL)
+						snprintf(r->note, sizeof(r->note),
+							 "ECDHE group: sotls default (P-256 first)");
+					else
+						snprintf(r->note, sizeof(r->note),
+							 "ECDHE group: P-256");
+				}
 	int secs = g_seconds > 1 ? g_seconds / 2 : 1;
 	for (int i = first; i < g_nrows; i++)
 		g_rows[i].secs = secs;
-	fprintf(stderr,
-		"\n== handshake: full TLS 1.2 handshakes per second (new TCP connection each, no "
-		"resumption), %d x %d s per row\n",
-		g_rounds, secs);
+	if (g_resume_want[RESUME_FULL])
+		fprintf(stderr,
+			"\n== handshake: full TLS 1.2 handshakes per second (new TCP connection each, "
+			"no resumption), %d x %d s per row\n",
+			g_rounds, secs);
+	if (g_resume_want[RESUME_ID] || g_resume_want[RESUME_TICKET])
+		fprintf(stderr,
+			"\n== handshake: resumed TLS 1.2 handshakes per second (new TCP connection "
+			"each, abbreviated handshake resuming the session of one full handshake made "
+			"first), %d x %d s per row, in the same rounds\n",
+			g_rounds, secs);
 	for (int round = 0; round < g_rounds; round++)
 		for (int i = first; i < g_nrows; i++) {
 			struct row *r = &g_rows[i];
 			char label[64];
-			snprintf(label, sizeof(label), "%s %s", IMPL_NAMES[r->impl], CERT_NAMES[r->cert]);
-			double v = run_handshakes(r->impl, r->cert, secs, label);
+			snprintf(label, sizeof(label), "%s %s%s%s", IMPL_NAMES[r->impl],
+				 CERT_NAMES[r->cert], r->resume == RESUME_FULL ? "" : " ",
+				 r->resume == RESUME_FULL ? "" : RESUME_NAMES[r->resume]);
+			double v = run_handshakes(r->impl, r->cert, r->resume, secs, label);
 			if (v >= 0)
 				r->v[r->n++] = v;
 			else
 				fprintf(stderr, "  [%s] failed\n", label);
 		}
-	fprintf(stderr, "\n%-14s %-18s %12s %10s %10s %9s\n", "impl", "kx/auth", "hs/s", "min",
-		"max", "x openssl");
 	for (int i = first; i < g_nrows; i++)
 		finish_row(&g_rows[i]);
+	if (g_resume_want[RESUME_FULL])
+		fprintf(stderr, "\n%-14s %-18s %12s %10s %10s %9s\n", "impl", "kx/auth", "hs/s",
+			"min", "max", "x openssl");
 	for (int i = first; i < g_nrows; i++) {
 		struct row *r = &g_rows[i];
-		const struct row *o = find_row("handshake", IMPL_OPENSSL, ARIA128, "", 0, r->cert);
-		char xo[16] = "-";
-		if (o && o->value > 0)
-			snprintf(xo, sizeof(xo), "%.2fx", r->value / o->value);
+		if (r->resume != RESUME_FULL)
+			continue;
+		char xo[16];
+		ratio(xo, sizeof(xo), r, find_row("handshake", IMPL_OPENSSL, ARIA128, "", 0, r->cert));
 		fprintf(stderr, "%-14s %-18s %12.0f %10.0f %10.0f %9s  %s%s\n", IMPL_NAMES[r->impl],
 			CERT_NAMES[r->cert], r->value, minv(r), maxv(r), xo, r->note,
 			r->failed ? "  FAILED" : "");
+	}
+	if (g_resume_want[RESUME_ID] || g_resume_want[RESUME_TICKET])
+		fprintf(stderr, "\n%-14s %-18s %-7s %12s %10s %10s %8s %9s\n", "impl", "kx/auth",
+			"resumed", "hs/s", "min", "max", "x full", "x openssl");
+	for (int i = first; i < g_nrows; i++) {
+		struct row *r = &g_rows[i];
+		if (r->resume == RESUME_FULL)
+			continue;
+		char xf[16], xo[16];
+		ratio(xf, sizeof(xf), r, find_hs_row(r->impl, r->cert, RESUME_FULL));
+		ratio(xo, sizeof(xo), r, find_hs_row(IMPL_OPENSSL, r->cert, r->resume));
+		fprintf(stderr, "%-14s %-18s %-7s %12.0f %10.0f %10.0f %8s %9s%s\n",
+			IMPL_NAMES[r->impl], CERT_NAMES[r->cert], RESUME_NAMES[r->resume], r->value,
+			minv(r), maxv(r), xf, xo, r->failed ? "  FAILED" : "");
 	}
 }
 
@@ -1301,10 +1545,13 @@ static double rss_now(void)
 }
 
 /* A child process: one side of the memory test. Writes 2 doubles to wfd,
- * then keeps its connections until hold reaches EOF (both sides are done). */
-static void memory_side(enum impl impl, bool server, int ls, int port, int wfd, int hold)
+ * then keeps its connections until hold reaches EOF (both sides are done).
+ * Resumed (res not RESUME_FULL): the warm-up connection's full handshake
+ * gives the session that every counted connection resumes. */
+static void memory_side(enum impl impl, enum resume res, bool server, int ls, int port, int wfd,
+			int hold)
 {
-	struct ctx *c = ctx_new(impl, server, CERT_ECDSA, ARIA128);
+	struct ctx *c = ctx_new(impl, server, CERT_ECDSA, ARIA128, res);
 	struct peer **peers = calloc((size_t)g_conns, sizeof(*peers));
 	int *fds = calloc((size_t)g_conns, sizeof(*fds));
 	double out[2] = {-1, -1};
@@ -1317,21 +1564,30 @@ static void memory_side(enum impl impl, bool server, int ls, int port, int wfd, 
 		}
 		int fd = server ? accept_one(ls) : dial(port);
 		struct peer *p = fd >= 0 ? peer_open(c, fd) : NULL;
-		if (p == NULL) {
-			fprintf(stderr, "bench: memory %s %s: connection %d of %d failed%s%s\n",
-				IMPL_NAMES[impl], server ? "server" : "client", i + 2, g_conns + 1,
-				fd < 0 ? ": " : "", fd < 0 ? strerror(errno) : "");
+		const char *why = p == NULL ? "failed" : NULL;
+		if (p != NULL && i < 0 && res != RESUME_FULL && !server && ctx_keep_session(c, p) != 0)
+			why = "gave no session to resume";
+		else if (p != NULL && i >= 0 && check_resumed(p, c, "memory") != 0)
+			why = "was not what the row measures";
+		if (why != NULL) {
+			fprintf(stderr, "bench: memory %s %s %s: connection %d of %d %s%s%s\n",
+				IMPL_NAMES[impl], RESUME_NAMES[res], server ? "server" : "client",
+				i + 2, g_conns + 1, why, fd < 0 ? ": " : "",
+				fd < 0 ? strerror(errno) : "");
 			out[0] = out[1] = -1;
+			/* So that the other side does not wait for us: its next
+			 * connect is refused. */
 			if (fd >= 0)
-				close(fd); /* so the other side does not wait for us */
+				close(fd);
+			if (server)
+				close(ls);
 			goto done;
 		}
-		if (i < 0) {
-			/* Warm-up: first-use allocations are not per connection. It
-			 * stays open (and out of the count): closing it at once could
-			 * end the peer's handshake before it is complete. */
+		/* Warm-up: first-use allocations are not per connection. It stays
+		 * open (and out of the count): closing it at once could end the
+		 * peer's handshake before it is complete. */
+		if (i < 0)
 			continue;
-		}
 		peers[i] = p;
 		fds[i] = fd;
 	}
@@ -1346,65 +1602,80 @@ done:
 	_exit(0);
 }
 
-static void test_memory(void)
+/* One row of the memory test: impl's two sides in two child processes. */
+static void memory_row(enum impl impl, enum resume res)
 {
-	fprintf(stderr,
-		"\n== memory: heap (mallinfo2 uordblks+hblkhd) and RSS per idle established "
-		"connection, %d connections, ECDHE-ECDSA ARIA-128-GCM\n",
-		g_conns);
-	fprintf(stderr, "%-14s %14s %14s %14s %14s\n", "impl", "client heap B", "server heap B",
-		"client RSS B", "server RSS B");
-	for (int i = 0; i < N_TLS_IMPLS; i++) {
-		if (!impl_on(TLS_IMPLS[i]))
-			continue;
-		enum impl impl = TLS_IMPLS[i];
-		int port, ls = listener(&port);
-		int pc[2], ps[2], hold[2];
-		if (pipe(pc) != 0 || pipe(ps) != 0 || pipe(hold) != 0)
-			abort();
-		fflush(NULL);
-		pid_t server = fork();
-		if (server == 0) {
-			close(pc[0]);
-			close(ps[0]);
-			close(hold[1]);
-			memory_side(impl, true, ls, port, ps[1], hold[0]);
-		}
-		pid_t client = fork();
-		if (client == 0) {
-			close(pc[0]);
-			close(ps[0]);
-			close(ls);
-			close(hold[1]);
-			memory_side(impl, false, -1, port, pc[1], hold[0]);
-		}
+	int port, ls = listener(&port);
+	int pc[2], ps[2], hold[2];
+	if (pipe(pc) != 0 || pipe(ps) != 0 || pipe(hold) != 0)
+		abort();
+	fflush(NULL);
+	pid_t server = fork();
+	/* Each child keeps only its own write end: the parent's reads end
+	 * when a child exits without writing. */
+	if (server == 0) {
+		close(pc[0]);
 		close(pc[1]);
-		close(ps[1]);
-		close(ls);
-		double cv[2] = {-1, -1}, sv[2] = {-1, -1};
-		if (read(pc[0], cv, sizeof(cv)) != sizeof(cv))
-			cv[0] = -1;
-		/* If the client failed, the server may wait in accept: end it. */
-		if (cv[0] < 0)
-			kill(server, SIGTERM);
-		if (read(ps[0], sv, sizeof(sv)) != sizeof(sv))
-			sv[0] = -1;
-		close(hold[0]);
-		close(hold[1]); /* both sides may now close their connections and exit */
-		waitpid(client, NULL, 0);
-		waitpid(server, NULL, 0);
+		close(ps[0]);
+		close(hold[1]);
+		memory_side(impl, res, true, ls, port, ps[1], hold[0]);
+	}
+	pid_t client = fork();
+	if (client == 0) {
 		close(pc[0]);
 		close(ps[0]);
-		struct row *r = add_row("memory", impl, ARIA128);
-		r->heap_client = cv[0];
-		r->rss_client = cv[1];
-		r->heap_server = sv[0];
-		r->rss_server = sv[1];
-		r->failed = cv[0] < 0 || sv[0] < 0;
-		r->n = 1;
-		r->v[0] = r->value = cv[0];
-		fprintf(stderr, "%-14s %14.0f %14.0f %14.0f %14.0f%s\n", IMPL_NAMES[impl], cv[0],
-			sv[0], cv[1], sv[1], r->failed ? "  FAILED" : "");
+		close(ps[1]);
+		close(ls);
+		close(hold[1]);
+		memory_side(impl, res, false, -1, port, pc[1], hold[0]);
+	}
+	close(pc[1]);
+	close(ps[1]);
+	close(ls);
+	double cv[2] = {-1, -1}, sv[2] = {-1, -1};
+	if (read(pc[0], cv, sizeof(cv)) != sizeof(cv))
+		cv[0] = -1;
+	/* If the client failed, the server may wait in accept: end it. */
+	if (cv[0] < 0)
+		kill(server, SIGTERM);
+	if (read(ps[0], sv, sizeof(sv)) != sizeof(sv))
+		sv[0] = -1;
+	close(hold[0]);
+	close(hold[1]); /* both sides may now close their connections and exit */
+	waitpid(client, NULL, 0);
+	waitpid(server, NULL, 0);
+	close(pc[0]);
+	close(ps[0]);
+	struct row *r = add_row("memory", impl, ARIA128);
+	r->resume = res;
+	r->heap_client = cv[0];
+	r->rss_client = cv[1];
+	r->heap_server = sv[0];
+	r->rss_server = sv[1];
+	r->failed = cv[0] < 0 || sv[0] < 0;
+	r->n = 1;
+	r->v[0] = r->value = cv[0];
+	fprintf(stderr, "%-14s %14.0f %14.0f %14.0f %14.0f%s\n", IMPL_NAMES[impl], cv[0], sv[0],
+		cv[1], sv[1], r->failed ? "  FAILED" : "");
+}
+
+static void test_memory(void)
+{
+	static const char *const AFTER[N_RESUME] = {
+		"", ", after a handshake resumed by session ID",
+		", after a handshake resumed by session ticket"};
+	for (int m = 0; m < N_RESUME; m++) {
+		if (!g_resume_want[m])
+			continue;
+		fprintf(stderr,
+			"\n== memory: heap (mallinfo2 uordblks+hblkhd) and RSS per idle established "
+			"connection, %d connections, ECDHE-ECDSA ARIA-128-GCM%s\n",
+			g_conns, AFTER[m]);
+		fprintf(stderr, "%-14s %14s %14s %14s %14s\n", "impl", "client heap B",
+			"server heap B", "client RSS B", "server RSS B");
+		for (int i = 0; i < N_TLS_IMPLS; i++)
+			if (impl_on(TLS_IMPLS[i]))
+				memory_row(TLS_IMPLS[i], (enum resume)m);
 	}
 }
 
@@ -1412,14 +1683,21 @@ static void test_memory(void)
 /* gnuplot tables                                                            */
 /* ------------------------------------------------------------------------ */
 
-/* dir/name for writing if test has rows; otherwise removes a stale one. */
-static FILE *open_dat(const char *dir, const char *name, const char *test)
+/* Whether test has rows that did not fail, of full handshakes or resumed ones. */
+static bool have_rows(const char *test, bool resumed)
+{
+	for (int i = 0; i < g_nrows; i++)
+		if (strcmp(g_rows[i].test, test) == 0 && !g_rows[i].failed &&
+		    (g_rows[i].resume != RESUME_FULL) == resumed)
+			return true;
+	return false;
+}
+
+/* dir/name for writing if any; otherwise removes a stale one. */
+static FILE *open_dat(const char *dir, const char *name, bool any)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	bool any = test == NULL;
-	for (int i = 0; i < g_nrows && !any; i++)
-		any = strcmp(g_rows[i].test, test) == 0 && !g_rows[i].failed;
 	if (!any) {
 		unlink(path);
 		return NULL;
@@ -1438,7 +1716,7 @@ static double val(const struct row *r)
 static void write_dats(const char *dir)
 {
 	FILE *f;
-	if ((f = open_dat(dir, "bulk.dat", "bulk")) != NULL) {
+	if ((f = open_dat(dir, "bulk.dat", have_rows("bulk", false))) != NULL) {
 		fprintf(f, "# impl  ARIA-128-GCM_c2s ARIA-128-GCM_s2c ARIA-256-GCM_c2s "
 			   "ARIA-256-GCM_s2c AES-128-GCM_c2s AES-128-GCM_s2c AES-256-GCM_c2s "
 			   "AES-256-GCM_s2c  (Gbit/s; tcp: no cipher, in both 128 columns)\n");
@@ -1469,7 +1747,7 @@ static void write_dats(const char *dir)
 		}
 		fclose(f);
 	}
-	if ((f = open_dat(dir, "small.dat", "small")) != NULL) {
+	if ((f = open_dat(dir, "small.dat", have_rows("small", false))) != NULL) {
 		fprintf(f, "# impl  64B_msgs_per_s 1500B_msgs_per_s\n");
 		for (int i = 0; i < N_IMPLS; i++) {
 			enum cipher a = i == IMPL_TCP ? NO_CIPHER : ARIA128;
@@ -1480,7 +1758,7 @@ static void write_dats(const char *dir)
 		}
 		fclose(f);
 	}
-	if ((f = open_dat(dir, "handshake.dat", "handshake")) != NULL) {
+	if ((f = open_dat(dir, "handshake.dat", have_rows("handshake", false))) != NULL) {
 		fprintf(f, "# impl  ECDHE-ECDSA-P256 ECDHE-RSA-2048  (handshakes/s)\n");
 		for (int i = 0; i < N_IMPLS; i++) {
 			const struct row *r1 =
@@ -1492,19 +1770,55 @@ static void write_dats(const char *dir)
 		}
 		fclose(f);
 	}
-	if ((f = open_dat(dir, "memory.dat", "memory")) != NULL) {
+	if ((f = open_dat(dir, "handshake-resumed.dat", have_rows("handshake", true))) != NULL) {
+		fprintf(f, "# impl  ECDSA_full ECDSA_id ECDSA_ticket RSA_full RSA_id RSA_ticket "
+			   "(handshakes/s; - not run)\n");
+		for (int i = 0; i < N_IMPLS; i++) {
+			char line[256];
+			int n = snprintf(line, sizeof(line), "%s", IMPL_NAMES[i]);
+			bool any = false;
+			for (int c = 0; c < 2; c++)
+				for (int m = 0; m < N_RESUME; m++) {
+					const struct row *r = find_hs_row((enum impl)i, (enum certkind)c,
+									  (enum resume)m);
+					any = any || (r != NULL && m != RESUME_FULL);
+					if (r != NULL)
+						n += snprintf(line + n, sizeof(line) - (size_t)n,
+							      " %.0f", r->value);
+					else
+						n += snprintf(line + n, sizeof(line) - (size_t)n, " -");
+				}
+			if (any)
+				fprintf(f, "%s\n", line);
+		}
+		fclose(f);
+	}
+	if ((f = open_dat(dir, "memory.dat", have_rows("memory", false))) != NULL) {
 		fprintf(f, "# impl  client_heap_KiB server_heap_KiB client_rss_KiB server_rss_KiB "
 			   "(per connection)\n");
 		for (int i = 0; i < g_nrows; i++) {
 			const struct row *r = &g_rows[i];
-			if (strcmp(r->test, "memory") == 0 && !r->failed)
+			if (strcmp(r->test, "memory") == 0 && !r->failed && r->resume == RESUME_FULL)
 				fprintf(f, "%s %.2f %.2f %.2f %.2f\n", IMPL_NAMES[r->impl],
 					r->heap_client / 1024, r->heap_server / 1024,
 					r->rss_client / 1024, r->rss_server / 1024);
 		}
 		fclose(f);
 	}
-	if ((f = open_dat(dir, "streams.dat", "streams")) != NULL) {
+	if ((f = open_dat(dir, "memory-resumed.dat", have_rows("memory", true))) != NULL) {
+		fprintf(f, "# impl resumption client_heap_KiB server_heap_KiB client_rss_KiB "
+			   "server_rss_KiB (per connection, after a resumed handshake)\n");
+		for (int i = 0; i < g_nrows; i++) {
+			const struct row *r = &g_rows[i];
+			if (strcmp(r->test, "memory") == 0 && !r->failed && r->resume != RESUME_FULL)
+				fprintf(f, "%s %s %.2f %.2f %.2f %.2f\n", IMPL_NAMES[r->impl],
+					RESUME_NAMES[r->resume], r->heap_client / 1024,
+					r->heap_server / 1024, r->rss_client / 1024,
+					r->rss_server / 1024);
+		}
+		fclose(f);
+	}
+	if ((f = open_dat(dir, "streams.dat", have_rows("streams", false))) != NULL) {
 		fprintf(f, "# impl  one_stream_Gbit/s two_streams_aggregate_Gbit/s (ARIA-128-GCM c2s)\n");
 		for (int i = 0; i + 1 < g_nrows; i++) {
 			const struct row *a = &g_rows[i], *b = &g_rows[i + 1];
@@ -1513,7 +1827,7 @@ static void write_dats(const char *dir)
 		}
 		fclose(f);
 	}
-	if ((f = open_dat(dir, "results.json", NULL)) != NULL) {
+	if ((f = open_dat(dir, "results.json", true)) != NULL) {
 		json_all(f, NULL);
 		fclose(f);
 	}
@@ -1535,6 +1849,8 @@ static void usage(FILE *f)
 		"  --rounds N       rounds; each row reports the median (default 3)\n"
 		"  --write-size N   bytes per application write in bulk (default 262144)\n"
 		"  --conns N        connections in the memory test (default 200)\n"
+		"  --resume LIST    handshake and memory rows: full,id,ticket (default all):\n"
+		"                   full handshakes, resumed by session ID, by session ticket\n"
 		"  --pin            pin sender to CPU 0 and receiver to CPU 1\n"
 		"  --help           this text\n"
 		"Tables and per-second lines go to stderr.\n");
@@ -1549,6 +1865,18 @@ static bool has_item(const char *list, const char *item)
 	return false;
 }
 
+/* --resume: sets g_resume_want; 0, or -1 for a name it does not know. */
+static int parse_resume(const char *list)
+{
+	size_t known = 0;
+	for (int m = 0; m < N_RESUME; m++) {
+		g_resume_want[m] = has_item(list, RESUME_NAMES[m]);
+		known += g_resume_want[m] ? strlen(RESUME_NAMES[m]) + 1 : 0;
+	}
+	/* Every item named one: the list is exactly those names and commas. */
+	return known > 0 && known == strlen(list) + 1 ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1557,9 +1885,10 @@ int main(int argc, char **argv)
 		{"seconds", required_argument, NULL, 's'}, {"rounds", required_argument, NULL, 'r'},
 		{"write-size", required_argument, NULL, 'w'},
 		{"conns", required_argument, NULL, 'n'},   {"pin", no_argument, NULL, 'p'},
+		{"resume", required_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
 	};
-	const char *tests = "bulk", *impls = NULL, *out_dir = NULL;
+	const char *tests = "bulk", *impls = NULL, *out_dir = NULL, *resume = "full,id,ticket";
 	bool json = false;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -1573,12 +1902,13 @@ int main(int argc, char **argv)
 		case 'w': g_write_size = (size_t)atol(optarg); break;
 		case 'n': g_conns = atoi(optarg); break;
 		case 'p': g_pin = true; break;
+		case 'R': resume = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
 	if (optind != argc || g_seconds < 1 || g_rounds < 1 || g_rounds > MAX_ROUNDS ||
-	    g_write_size < 1 || g_conns < 1) {
+	    g_write_size < 1 || g_conns < 1 || parse_resume(resume) != 0) {
 		usage(stderr);
 		return 2;
 	}
