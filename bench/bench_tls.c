@@ -251,6 +251,14 @@ static struct ctx *ctx_new(enum impl impl, bool server, enum certkind ck, enum c
 		if (server ? sotls_config_set_cert_mem(c->s, g_cert[ck], clen, g_key[ck], klen)
 			   : sotls_config_set_verify(c->s, SOTLS_VERIFY_NONE))
 			goto fail;
+		/* The defaults: a server cache and tickets on both sides. */
+		if (res != RESUME_TICKET && !server &&
+		    sotls_config_set_session_tickets(c->s, 0, 0) != 0)
+			goto fail;
+		if (res == RESUME_FULL && server &&
+		    (sotls_config_set_session_tickets(c->s, 0, 0) != 0 ||
+		     sotls_config_set_session_cache(c->s, 0, 0, 0) != 0))
+			goto fail;
 		break;
 	case IMPL_MBEDTLS: {
 		struct mb_ctx *m = c->m = calloc(1, sizeof(*m));
@@ -375,7 +383,10 @@ static struct peer *peer_open(struct ctx *c, int fd)
 	switch (c->impl) {
 	case IMPL_SOTLS:
 	case IMPL_SOTLS_KERNEL:
-		if (sotls_conn_new(c->s, fd, &p->s) != 0 || (rc = sotls_handshake(p->s)) != 0) {
+		if (sotls_conn_new(c->s, fd, &p->s) != 0 ||
+		    (c->s_session != NULL &&
+		     (rc = sotls_conn_set_session(p->s, c->s_session, c->s_session_len)) != 0) ||
+		    (rc = sotls_handshake(p->s)) != 0) {
 			if (rc != 0 && !g_probing && !t_quiet)
 				fprintf(stderr, "bench: %s %s handshake: %s (%s)\n",
 					IMPL_NAMES[c->impl], c->server ? "server" : "client",
@@ -421,9 +432,19 @@ fail:
  * connection of c to offer. 0 or -1. */
 static int ctx_keep_session(struct ctx *c, const struct peer *p)
 {
+	int rc;
 	switch (c->impl) {
 	case IMPL_SOTLS:
 	case IMPL_SOTLS_KERNEL:
+		if ((rc = sotls_conn_get_session(p->s, NULL, 0, &c->s_session_len)) ==
+			    SOTLS_ERR_BUFFER_TOO_SMALL &&
+		    (c->s_session = malloc(c->s_session_len)) != NULL)
+			rc = sotls_conn_get_session(p->s, c->s_session, c->s_session_len,
+						    &c->s_session_len);
+		if (rc == 0)
+			return 0;
+		fprintf(stderr, "bench: sotls_conn_get_session: %s (%s)\n", sotls_strerror(rc),
+			sotls_conn_error_detail(p->s));
 		return -1;
 	case IMPL_MBEDTLS:
 		if (mbedtls_ssl_get_session(p->m, &c->m->session) != 0)
@@ -445,10 +466,14 @@ static int ctx_keep_session(struct ctx *c, const struct peer *p)
  * configuration allows one mechanism (ctx_new), so "resumed" names it. */
 static int resumed_as(const struct peer *p, const struct ctx *c)
 {
+	struct sotls_info info = SOTLS_INFO_INIT;
 	switch (c->impl) {
 	case IMPL_SOTLS:
 	case IMPL_SOTLS_KERNEL:
-		return -1;
+		sotls_get_info(p->s, &info);
+		return info.resumed == SOTLS_RESUMED_SESSION_ID ? RESUME_ID
+		       : info.resumed == SOTLS_RESUMED_TICKET	? RESUME_TICKET
+								: RESUME_FULL;
 	case IMPL_MBEDTLS:
 		if (!c->server)
 			return -1;
