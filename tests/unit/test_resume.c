@@ -18,7 +18,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <mbedtls/pk.h>
 #include <mbedtls/ssl.h>
+#include <mbedtls/ssl_cache.h>
+#include <mbedtls/x509_crt.h>
 
 #include "ephemeral_cert.h"
 #include "resume.h"
@@ -545,6 +548,127 @@ static void test_ems_rule(void **state)
 	sotls_config_free(s);
 }
 
+/* The client's side of RFC 7627 §5.3: a plain mbedTLS server that keeps
+ * sessions in its own cache, first with EMS (the sotls client's session is
+ * made), then without: it resumes the session, and the client must abort. */
+struct mbed_server {
+	mbedtls_ssl_cache_context *cache;
+	bool ems;
+	int fd;
+	int rc;
+};
+
+static void *mbed_server_main(void *arg)
+{
+	struct mbed_server *m = arg;
+	mbedtls_x509_crt crt;
+	mbedtls_pk_context key;
+	mbedtls_ssl_config conf;
+	mbedtls_ssl_context ssl;
+	mbedtls_x509_crt_init(&crt);
+	mbedtls_pk_init(&key);
+	mbedtls_ssl_config_init(&conf);
+	mbedtls_ssl_init(&ssl);
+	m->rc = mbedtls_x509_crt_parse(&crt, (const unsigned char *)g_cert, strlen(g_cert) + 1);
+	if (m->rc == 0)
+		m->rc = mbedtls_pk_parse_key(&key, (const unsigned char *)g_key, strlen(g_key) + 1,
+					     NULL, 0, mbed_rng, NULL);
+	if (m->rc == 0)
+		m->rc = mbedtls_ssl_config_defaults(&conf, MBEDTLS_SSL_IS_SERVER,
+						    MBEDTLS_SSL_TRANSPORT_STREAM,
+						    MBEDTLS_SSL_PRESET_DEFAULT);
+	if (m->rc == 0) {
+		mbedtls_ssl_conf_rng(&conf, mbed_rng, NULL);
+		mbedtls_ssl_conf_extended_master_secret(&conf,
+							m->ems ? MBEDTLS_SSL_EXTENDED_MS_ENABLED
+							       : MBEDTLS_SSL_EXTENDED_MS_DISABLED);
+		mbedtls_ssl_conf_session_cache(&conf, m->cache, mbedtls_ssl_cache_get,
+					       mbedtls_ssl_cache_set);
+		m->rc = mbedtls_ssl_conf_own_cert(&conf, &crt, &key);
+	}
+	if (m->rc == 0)
+		m->rc = mbedtls_ssl_setup(&ssl, &conf);
+	if (m->rc == 0) {
+		mbedtls_ssl_set_bio(&ssl, &m->fd, fd_send, fd_recv, NULL);
+		m->rc = mbedtls_ssl_handshake(&ssl);
+		unsigned char b[4];
+		if (m->rc == 0 && mbedtls_ssl_read(&ssl, b, 4) == 4)
+			(void)mbedtls_ssl_write(&ssl, b, 4);
+	}
+	mbedtls_ssl_free(&ssl);
+	mbedtls_ssl_config_free(&conf);
+	mbedtls_pk_free(&key);
+	mbedtls_x509_crt_free(&crt);
+	close(m->fd);
+	return NULL;
+}
+
+static int to_mbed_server(mbedtls_ssl_cache_context *cache, bool ems, const uint8_t *sess,
+			  size_t sess_len, uint8_t *out, size_t *out_len, struct sotls_info *ci,
+			  char *detail, size_t detail_len)
+{
+	int fd[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+	struct mbed_server m = {.cache = cache, .ems = ems, .fd = fd[1]};
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, mbed_server_main, &m), 0);
+	struct sotls_config *cc = client_cfg(false);
+	struct sotls_conn *c;
+	assert_int_equal(sotls_conn_new(cc, fd[0], &c), 0);
+	assert_int_equal(sotls_conn_set_server_name(c, "localhost"), 0);
+	if (sess != NULL)
+		assert_int_equal(sotls_conn_set_session(c, sess, sess_len), 0);
+	int rc = sotls_handshake(c);
+	*ci = (struct sotls_info)SOTLS_INFO_INIT;
+	sotls_get_info(c, ci);
+	snprintf(detail, detail_len, "%s", sotls_conn_error_detail(c));
+	if (rc == 0) {
+		char b[4];
+		assert_int_equal(sotls_send(c, "ping", 4), 4);
+		assert_int_equal(sotls_recv(c, b, 4), 4);
+		if (out != NULL && sotls_conn_get_session(c, out, *out_len, out_len) != 0)
+			*out_len = 0;
+	}
+	sotls_conn_free(c);
+	sotls_config_free(cc);
+	close(fd[0]);
+	pthread_join(t, NULL);
+	return rc;
+}
+
+static void test_ems_rule_client(void **state)
+{
+	(void)state;
+	mbedtls_ssl_cache_context cache;
+	mbedtls_ssl_cache_init(&cache);
+	uint8_t sess[SOTLS_SESSION_MAX];
+	size_t len = sizeof(sess);
+	struct sotls_info ci;
+	char detail[256];
+	/* mbedTLS's cache reads the real clock. */
+	sotls_resume_set_test_clock(NULL);
+	assert_int_equal(to_mbed_server(&cache, true, NULL, 0, sess, &len, &ci, detail,
+					sizeof(detail)),
+			 0);
+	assert_true(len > 0);
+	assert_int_equal(to_mbed_server(&cache, true, sess, len, NULL, NULL, &ci, detail,
+					sizeof(detail)),
+			 0);
+	assert_int_equal(ci.resumed, SOTLS_RESUMED_SESSION_ID);
+	assert_int_equal(to_mbed_server(&cache, false, sess, len, NULL, NULL, &ci, detail,
+					sizeof(detail)),
+			 SOTLS_ERR_HANDSHAKE);
+	assert_non_null(strstr(detail, "7627"));
+	/* A full handshake without EMS leaves nothing to export. */
+	len = sizeof(sess);
+	assert_int_equal(to_mbed_server(&cache, false, NULL, 0, sess, &len, &ci, detail,
+					sizeof(detail)),
+			 0);
+	assert_int_equal(len, 0);
+	sotls_resume_set_test_clock(test_clock);
+	mbedtls_ssl_cache_free(&cache);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -561,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_ticket_given_keys), cmocka_unit_test(test_resume_ticket),
 		cmocka_unit_test(test_resume_id),	  cmocka_unit_test(test_ticket_other_suite),
 		cmocka_unit_test(test_api_rules),	  cmocka_unit_test(test_ems_rule),
+		cmocka_unit_test(test_ems_rule_client),
 	};
 	return cmocka_run_group_tests_name("resume", tests, setup, NULL);
 }
