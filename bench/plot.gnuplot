@@ -1,6 +1,6 @@
 # Plots for sotls-bench-tls (bench/README.md explains each figure).
 #   gnuplot -e "dir='build/bench'" bench/plot.gnuplot
-# Reads dir/{bulk,small,handshake,memory,streams}.dat, written by
+# Reads dir/{bulk,small,handshake,handshake-resumed,memory,streams}.dat, written by
 # `sotls-bench-tls --out-dir dir`, and writes dir/tls-*.png (bulk: tls-bulk.png
 # for ARIA-GCM, tls-bulk-aes.png for AES-GCM). A missing .dat
 # (test not run) just skips its figure.
@@ -86,6 +86,31 @@ if (have(f)) {
        '' using 3 title "ECDHE-RSA, RSA-2048 certificate" lc rgb "#e377c2", \
        '' using (barx(1,2)):($2):(sprintf("%.0f", $2)) with labels offset 0,0.7 font ",9" notitle, \
        '' using (barx(2,2)):($3):(sprintf("%.0f", $3)) with labels offset 0,0.7 font ",9" notitle
+}
+
+# --- 3b. resumed handshakes ---------------------------------------------------
+f = dir . "/handshake-resumed.dat"
+if (have(f)) {
+  set output dir . "/tls-handshake-resumed.png"
+  set title "TLS 1.2 handshakes per second: full vs resumed (log scale) " . stamp
+  set ylabel "handshakes / s (higher is better)"
+  set logscale y
+  set yrange [10:*]
+  set style histogram clustered gap 1
+  plot f using 2:xtic(1) title "ECDSA full" lc rgb "#8c564b", \
+       '' using 3 title "ECDSA session ID" lc rgb "#c49c94", \
+       '' using 4 title "ECDSA ticket" lc rgb "#e7cbc5", \
+       '' using 5 title "RSA full" lc rgb "#e377c2", \
+       '' using 6 title "RSA session ID" lc rgb "#f7b6d2", \
+       '' using 7 title "RSA ticket" lc rgb "#fbe0ec", \
+       '' using (barx(1,6)):($2*1.15):(fmt($2)) with labels font ",7" notitle, \
+       '' using (barx(2,6)):($3*1.15):(fmt($3)) with labels font ",7" notitle, \
+       '' using (barx(3,6)):($4*1.15):(fmt($4)) with labels font ",7" notitle, \
+       '' using (barx(4,6)):($5*1.15):(fmt($5)) with labels font ",7" notitle, \
+       '' using (barx(5,6)):($6*1.15):(fmt($6)) with labels font ",7" notitle, \
+       '' using (barx(6,6)):($7*1.15):(fmt($7)) with labels font ",7" notitle
+  unset logscale y
+  set yrange [*:*]
 }
 
 # --- 4. memory ----------------------------------------------------------------
