@@ -1103,7 +1103,7 @@ static void json_row(FILE *f, const struct row *r)
 			fprintf(f, ", \"record_size\": 16384, \"write_size\": %zu", g_write_size);
 		if (r->msg_size)
 			fprintf(f, ", \"msg_size\": %zu", r->msg_size);
-		if (strcmp(r->test, "handshake") == 0)
+		if (strcmp(r->test, "handshake") == 0 && r->cipher != NO_CIPHER)
 			fprintf(f, ", \"cert\": \"%s\"", CERT_NAMES[r->cert]);
 		if (r->streams)
 			fprintf(f, ", \"streams\": %d", r->streams);
@@ -1112,8 +1112,18 @@ static void json_row(FILE *f, const struct row *r)
 		for (int i = 0; i < r->n; i++)
 			fprintf(f, "%s%.6g", i ? ", " : "", r->v[i]);
 		fprintf(f, "], \"seconds_per_round\": %d", r->secs);
-		if (strcmp(r->test, "handshake") != 0)
+		/* Full handshake rows as before resumption rows existed. */
+		bool full_hs = strcmp(r->test, "handshake") == 0 && r->resume == RESUME_FULL &&
+			       r->impl != IMPL_TCP;
+		if (!full_hs)
 			fprintf(f, ", \"%s_per_cpu\": %.6g", unit, r->cpu_value);
+		const struct row *full = r->resume == RESUME_FULL
+						 ? NULL
+						 : find_hs_row(r->impl, r->cert, RESUME_FULL);
+		if (strcmp(r->test, "handshake") == 0 && full != NULL && full->value > 0 &&
+		    full->cpu_value > 0)
+			fprintf(f, ", \"x_full\": %.4g, \"x_full_per_cpu\": %.4g",
+				r->value / full->value, r->cpu_value / full->cpu_value);
 		if (strcmp(r->test, "bulk") == 0) {
 			fprintf(f, ", \"sender_cpu_ns_per_byte\": [");
 			for (int i = 0; i < r->n; i++)
@@ -1419,8 +1429,11 @@ static void *hs_client(void *arg)
 	return NULL;
 }
 
+/* Handshakes per second of impl/ck/res, or -1; *cpu_rate gets the same count
+ * per CPU-second of the busier thread (see sample_result.cpu_rate), 0 if the
+ * clocks cannot be read. */
 static double run_handshakes(enum impl impl, enum certkind ck, enum resume res, int seconds,
-			     const char *label)
+			     const char *label, double *cpu_rate)
 {
 	struct hs_run h = {.ls = -1, .resume = res, .label = label};
 	h.sctx = ctx_new(impl, true, ck, ARIA128, res);
@@ -1439,15 +1452,26 @@ static double run_handshakes(enum impl impl, enum certkind ck, enum resume res, 
 	double t0 = now(), tprev = t0;
 	uint64_t prev = 0;
 	pthread_create(&tc, NULL, hs_client, &h);
+	/* Both threads run until stop, so their clocks stay valid. */
+	clockid_t cid[2];
+	bool have_cpu = pthread_getcpuclockid(tc, &cid[0]) == 0 &&
+			pthread_getcpuclockid(ts, &cid[1]) == 0;
+	double cpu0[2] = {0, 0}, cpu[2] = {0, 0};
+	for (int i = 0; i < 2 && have_cpu; i++)
+		cpu0[i] = cpu[i] = cpu_seconds(cid[i]);
 	for (int sec = 1; sec <= seconds && !atomic_load(&h.failed); sec++) {
 		sleep_until(t0 + sec);
 		double t = now();
 		uint64_t c = atomic_load(&h.done);
+		for (int i = 0; i < 2 && have_cpu; i++)
+			cpu[i] = cpu_seconds(cid[i]);
 		fprintf(stderr, "  [%-34s] %5.2f-%5.2f s  %8.0f handshakes/s\n", label, tprev - t0,
 			t - t0, (double)(c - prev) / (t - tprev));
 		prev = c;
 		tprev = t;
 	}
+	double busier = cpu[0] - cpu0[0] > cpu[1] - cpu0[1] ? cpu[0] - cpu0[0] : cpu[1] - cpu0[1];
+	*cpu_rate = busier > 0 ? (double)prev / busier : 0;
 	atomic_store(&h.stop, true);
 	pthread_join(tc, NULL);
 	/* Linux: a blocked accept() on it returns (EINVAL). */
@@ -1463,11 +1487,14 @@ static double run_handshakes(enum impl impl, enum certkind ck, enum resume res, 
 
 static bool g_resume_want[N_RESUME];
 
-/* "x" ratio of two rows' values, "-" if either is missing. */
-static void ratio(char *out, size_t n, const struct row *a, const struct row *b)
+/* "x" ratio of two rows' values (per CPU-second: cpu_value), "-" if either
+ * is missing. */
+static void ratio(char *out, size_t n, const struct row *a, const struct row *b, bool per_cpu)
 {
-	if (a != NULL && b != NULL && b->value > 0)
-		snprintf(out, n, "%.2fx", a->value / b->value);
+	double x = a == NULL ? 0 : per_cpu ? a->cpu_value : a->value;
+	double y = b == NULL ? 0 : per_cpu ? b->cpu_value : b->value;
+	if (x > 0 && y > 0)
+		snprintf(out, n, "%.2fx", x / y);
 	else
 		snprintf(out, n, "-");
 }
@@ -1498,6 +1525,12 @@ static void test_handshake(void)
 						snprintf(r->note, sizeof(r->note),
 							 "ECDHE group: P-256");
 				}
+	bool resumed = g_resume_want[RESUME_ID] || g_resume_want[RESUME_TICKET];
+	/* The same loop without TLS: what a handshake costs on top of the TCP
+	 * connection and the two threads' wake-ups, which bound resumed rows. */
+	if (resumed && impl_on(IMPL_TCP))
+		snprintf(add_row("handshake", IMPL_TCP, NO_CIPHER)->note, sizeof(g_rows[0].note),
+			 "TCP connection only (connect, accept, close): the loop's ceiling");
 	int secs = g_seconds > 1 ? g_seconds / 2 : 1;
 	for (int i = first; i < g_nrows; i++)
 		g_rows[i].secs = secs;
@@ -1506,7 +1539,7 @@ static void test_handshake(void)
 			"\n== handshake: full TLS 1.2 handshakes per second (new TCP connection each, "
 			"no resumption), %d x %d s per row\n",
 			g_rounds, secs);
-	if (g_resume_want[RESUME_ID] || g_resume_want[RESUME_TICKET])
+	if (resumed)
 		fprintf(stderr,
 			"\n== handshake: resumed TLS 1.2 handshakes per second (new TCP connection "
 			"each, abbreviated handshake resuming the session of one full handshake made "
@@ -1516,12 +1549,17 @@ static void test_handshake(void)
 		for (int i = first; i < g_nrows; i++) {
 			struct row *r = &g_rows[i];
 			char label[64];
-			snprintf(label, sizeof(label), "%s %s%s%s", IMPL_NAMES[r->impl],
-				 CERT_NAMES[r->cert], r->resume == RESUME_FULL ? "" : " ",
-				 r->resume == RESUME_FULL ? "" : RESUME_NAMES[r->resume]);
-			double v = run_handshakes(r->impl, r->cert, r->resume, secs, label);
-			if (v >= 0)
+			if (r->impl == IMPL_TCP)
+				snprintf(label, sizeof(label), "tcp connection only");
+			else
+				snprintf(label, sizeof(label), "%s %s%s%s", IMPL_NAMES[r->impl],
+					 CERT_NAMES[r->cert], r->resume == RESUME_FULL ? "" : " ",
+					 r->resume == RESUME_FULL ? "" : RESUME_NAMES[r->resume]);
+			double cv = 0, v = run_handshakes(r->impl, r->cert, r->resume, secs, label, &cv);
+			if (v >= 0) {
+				r->cv[r->n] = cv;
 				r->v[r->n++] = v;
+			}
 			else
 				fprintf(stderr, "  [%s] failed\n", label);
 		}
@@ -1532,27 +1570,36 @@ static void test_handshake(void)
 			"min", "max", "x openssl");
 	for (int i = first; i < g_nrows; i++) {
 		struct row *r = &g_rows[i];
-		if (r->resume != RESUME_FULL)
+		if (r->resume != RESUME_FULL || r->impl == IMPL_TCP)
 			continue;
 		char xo[16];
-		ratio(xo, sizeof(xo), r, find_row("handshake", IMPL_OPENSSL, ARIA128, "", 0, r->cert));
+		ratio(xo, sizeof(xo), r, find_row("handshake", IMPL_OPENSSL, ARIA128, "", 0, r->cert),
+		      false);
 		fprintf(stderr, "%-14s %-18s %12.0f %10.0f %10.0f %9s  %s%s\n", IMPL_NAMES[r->impl],
 			CERT_NAMES[r->cert], r->value, minv(r), maxv(r), xo, r->note,
 			r->failed ? "  FAILED" : "");
 	}
-	if (g_resume_want[RESUME_ID] || g_resume_want[RESUME_TICKET])
-		fprintf(stderr, "\n%-14s %-18s %-7s %12s %10s %10s %8s %9s\n", "impl", "kx/auth",
-			"resumed", "hs/s", "min", "max", "x full", "x openssl");
+	if (resumed)
+		fprintf(stderr, "\n%-14s %-18s %-7s %9s %8s %8s %8s %9s | %9s %8s %9s\n", "impl",
+			"kx/auth", "resumed", "hs/s", "min", "max", "x full", "x openssl", "hs/cpu-s",
+			"x full", "x openssl");
 	for (int i = first; i < g_nrows; i++) {
 		struct row *r = &g_rows[i];
-		if (r->resume == RESUME_FULL)
+		bool tcp = r->impl == IMPL_TCP;
+		if (r->resume == RESUME_FULL && !tcp)
 			continue;
-		char xf[16], xo[16];
-		ratio(xf, sizeof(xf), r, find_hs_row(r->impl, r->cert, RESUME_FULL));
-		ratio(xo, sizeof(xo), r, find_hs_row(IMPL_OPENSSL, r->cert, r->resume));
-		fprintf(stderr, "%-14s %-18s %-7s %12.0f %10.0f %10.0f %8s %9s%s\n",
-			IMPL_NAMES[r->impl], CERT_NAMES[r->cert], RESUME_NAMES[r->resume], r->value,
-			minv(r), maxv(r), xf, xo, r->failed ? "  FAILED" : "");
+		const struct row *full = tcp ? NULL : find_hs_row(r->impl, r->cert, RESUME_FULL);
+		const struct row *o = tcp ? NULL : find_hs_row(IMPL_OPENSSL, r->cert, r->resume);
+		char xf[16], xo[16], cxf[16], cxo[16];
+		ratio(xf, sizeof(xf), r, full, false);
+		ratio(xo, sizeof(xo), r, o, false);
+		ratio(cxf, sizeof(cxf), r, full, true);
+		ratio(cxo, sizeof(cxo), r, o, true);
+		fprintf(stderr, "%-14s %-18s %-7s %9.0f %8.0f %8.0f %8s %9s | %9.0f %8s %9s%s%s%s\n",
+			IMPL_NAMES[r->impl], tcp ? "-" : CERT_NAMES[r->cert],
+			tcp ? "-" : RESUME_NAMES[r->resume], r->value, minv(r), maxv(r), xf, xo,
+			r->cpu_value, cxf, cxo, tcp ? "  " : "", tcp ? r->note : "",
+			r->failed ? "  FAILED" : "");
 	}
 }
 
