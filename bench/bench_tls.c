@@ -38,7 +38,8 @@
  *
  * Output: tables and per-second lines on stderr. --json prints the rows of
  * the tests run as one JSON array on stdout. --out-dir DIR writes
- * DIR/results.json and DIR/<test>.dat (whitespace tables for gnuplot).
+ * DIR/results.json and DIR/<test>.dat (whitespace tables for gnuplot; the
+ * resumed rows of handshake and memory in DIR/<test>-resumed.dat).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -258,7 +259,8 @@ static struct ctx *ctx_new(enum impl impl, bool server, enum certkind ck, enum c
 		if (server ? sotls_config_set_cert_mem(c->s, g_cert[ck], clen, g_key[ck], klen)
 			   : sotls_config_set_verify(c->s, SOTLS_VERIFY_NONE))
 			goto fail;
-		/* The defaults: a server cache and tickets on both sides. */
+		/* The defaults give a server cache and tickets on both sides:
+		 * full rows turn all off, session-ID rows the client's tickets. */
 		if (res != RESUME_TICKET && !server &&
 		    sotls_config_set_session_tickets(c->s, 0, 0) != 0)
 			goto fail;
@@ -477,6 +479,7 @@ static int resumed_as(const struct peer *p, const struct ctx *c)
 	switch (c->impl) {
 	case IMPL_SOTLS:
 	case IMPL_SOTLS_KERNEL:
+		/* A failure leaves resumed NONE: a resumed row fails. */
 		sotls_get_info(p->s, &info);
 		return info.resumed == SOTLS_RESUMED_SESSION_ID ? RESUME_ID
 		       : info.resumed == SOTLS_RESUMED_TICKET	? RESUME_TICKET
