@@ -59,11 +59,12 @@ void server_resume_usage(FILE *f)
 		"re-read when it changes: give every server of a fleet the\n" HELP_INDENT
 		"same file and each resumes the others' tickets (default:\n" HELP_INDENT
 		"keys of this process alone, a new one every hour)\n"
-		"  --ticket-lifetime S seconds a ticket is valid (default 7200)\n"
-		"  --no-tickets        neither issue nor accept session tickets\n"
-		"  --session-cache N   sessions the built-in cache keeps for resumption by\n" HELP_INDENT
+		"  --ticket-lifetime S\n" HELP_INDENT "seconds a ticket is valid (default 7200)\n"
+		"  --no-tickets      neither issue nor accept session tickets\n"
+		"  --session-cache N sessions the built-in cache keeps for resumption by\n" HELP_INDENT
 		"session ID (default %d; 0: none)\n"
-		"  --session-store DIR keep sessions for resumption by session ID in DIR, one\n" HELP_INDENT
+		"  --session-store DIR\n" HELP_INDENT
+		"keep sessions for resumption by session ID in DIR, one\n" HELP_INDENT
 		"file each, instead of the built-in cache: servers given\n" HELP_INDENT
 		"the same DIR share them (DIR: the user's own, mode 0700)\n",
 		DEFAULT_CACHE_SESSIONS);

@@ -224,8 +224,15 @@ class Tap:
         return HS_CERTIFICATE not in types
 
     def new_ticket(self, k):
-        """Whether the server sent connection k a NewSessionTicket."""
-        return HS_NEW_SESSION_TICKET in [t for t, _ in handshake_messages(bytes(self.conns[k][1]))]
+        """The ticket of the NewSessionTicket the server sent connection k
+        (RFC 5077 §3.3: lifetime hint, then the ticket<0..2^16-1>; before the
+        ChangeCipherSpec, so in the clear), or None."""
+        for t, body in handshake_messages(bytes(self.conns[k][1])):
+            if t == HS_NEW_SESSION_TICKET:
+                n = int.from_bytes(body[4:6], 'big')
+                check(6 + n == len(body), 'connection %d: malformed NewSessionTicket' % k)
+                return body[6:]
+        return None
 
 
 # ---- ticket key files ------------------------------------------------------------
@@ -546,25 +553,34 @@ def rotated_out_key(env):
 def renewed_after_rotation(env):
     now = time.time()
     k1 = new_key(now - 60)
-    (srv, port), kf = key_file_server(env, [k1])
+    (srv, sport), kf = key_file_server(env, [k1])
+    tap = Tap(sport)
     sess = env.path('s_client.sess')
-    out, _ = env.s_client_echo(port, '-servername', 'a.test', '-sess_out', sess)
+    out, _ = env.s_client_echo(tap.port, '-servername', 'a.test', '-sess_out', sess)
     one_handshake(out, 'New')
+    out, _ = env.s_client_echo(tap.port, '-servername', 'a.test', '-sess_in', sess)
+    one_handshake(out, 'Reused')
+    check(tap.new_ticket(1) is None, 'a ticket under the issuing key was renewed')
     # A new key issues; the old one still opens until its expiry.
     k2 = new_key(time.time() - 1)
     write_key_file(kf, [k2, dict(k1, expiry=int(now) + 3600)])
     time.sleep(1.5)
-    renewed = env.path('renewed.sess')
-    out, echoed = env.s_client_echo(port, '-servername', 'a.test', '-sess_in', sess,
-                                    '-sess_out', renewed)
+    out, echoed = env.s_client_echo(tap.port, '-servername', 'a.test', '-sess_in', sess)
     one_handshake(out, 'Reused')
     check(echoed, 'no echo')
     # RFC 5077 §3.3: in an abbreviated handshake the server may send a new
     # ticket; sotls renews one opened by a key that no longer issues.
-    check(session_ticket(renewed)[:KEY_NAME] == k2['name'], 'the ticket was not renewed under k2')
-    out, _ = env.s_client_echo(port, '-servername', 'a.test', '-sess_in', renewed)
+    renewed = tap.new_ticket(2)
+    check(renewed is not None and renewed[:KEY_NAME] == k2['name'],
+          'the ticket was not renewed under the issuing key')
+    # s_client writes no -sess_out for a resumed connection: the renewed
+    # ticket goes into a copy of the session file (the same master secret).
+    again = env.path('renewed.sess')
+    with_ticket(sess, again, renewed)
+    out, _ = env.s_client_echo(tap.port, '-servername', 'a.test', '-sess_in', again)
     one_handshake(out, 'Reused')
-    check(resumed_lines(server_log(srv)) == ['no', 'ticket', 'ticket'], 'server log')
+    check(tap.offer(3)[1] == renewed, 'the renewed ticket was not the one offered')
+    check(resumed_lines(server_log(srv)) == ['no', 'ticket', 'ticket', 'ticket'], 'server log')
 
 
 def tampered_ticket(env):
@@ -601,7 +617,7 @@ def tampered_ticket(env):
         # not used (§3.1: a full handshake), and sotls.h: never an error.
         one_handshake(out, 'New')
         check(echoed, '%s: the full handshake does not carry data' % what)
-        check(not tap.abbreviated(conn) and tap.new_ticket(conn),
+        check(not tap.abbreviated(conn) and tap.new_ticket(conn) is not None,
               '%s: no full handshake with a new ticket' % what)
         check(srv.poll() is None, '%s: the server died' % what)
         conn += 1
