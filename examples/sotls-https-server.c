@@ -99,7 +99,8 @@ static void usage(FILE *f)
 	server_limits_usage(f, HTTPS_LIMITS);
 	server_resume_usage(f);
 	fprintf(f, "SIGHUP: a new configuration, with a new built-in session cache and, without\n"
-		   "--ticket-key-file, new ticket keys: sessions from before do not resume\n");
+		   "--ticket-key-file, new ticket keys: sessions from before resume only from a\n"
+		   "--session-store or under the key file's keys\n");
 	fprintf(f, "then: curl -k --tlsv1.2 --ciphers ECDHE-ECDSA-ARIA128-GCM-SHA256 "
 		"https://127.0.0.1:PORT/FILE\n");
 }

@@ -488,9 +488,10 @@ def client_vs_sotls_server(env, no_tickets):
 
 # ---- tickets that cannot be used ---------------------------------------------------
 
-def fresh_ticket_after(env, port, sess, expected_key=None):
+def fresh_ticket_after(env, port, sess, expected_key=None, resume_after=True):
     """Offers sess: a full handshake (s_client "New") that works and brings a
-    new ticket, under expected_key's name if given; it then resumes."""
+    new ticket, under expected_key's name if given; with resume_after, the
+    new ticket then resumes."""
     old = session_ticket(sess)
     again = env.path('again.sess')
     out, echoed = env.s_client_echo(port, '-servername', 'a.test', '-sess_in', sess,
@@ -505,9 +506,10 @@ def fresh_ticket_after(env, port, sess, expected_key=None):
         check(fresh[:KEY_NAME] == expected_key['name'],
               'the fresh ticket is under key %s, not the issuing %s'
               % (fresh[:KEY_NAME].hex(), expected_key['name'].hex()))
-    out, echoed = env.s_client_echo(port, '-servername', 'a.test', '-sess_in', again)
-    one_handshake(out, 'Reused')
-    check(echoed, 'the fresh ticket does not resume')
+    if resume_after:
+        out, echoed = env.s_client_echo(port, '-servername', 'a.test', '-sess_in', again)
+        one_handshake(out, 'Reused')
+        check(echoed, 'the fresh ticket does not resume')
 
 
 def expired_ticket(env):
@@ -519,9 +521,11 @@ def expired_ticket(env):
     # should be kept; sotls refuses it after its lifetime.
     check('TLS session ticket lifetime hint: 1 (seconds)' in out, 'no lifetime hint of 1 s')
     time.sleep(2.5)
-    fresh_ticket_after(env, port, sess)
+    # Not resumed after: the fresh ticket is good for a second only, too
+    # short to count on under a loaded machine's make check.
+    fresh_ticket_after(env, port, sess, resume_after=False)
     log = server_log(srv)
-    check(resumed_lines(log) == ['no', 'no', 'ticket'], 'server reports %s' % resumed_lines(log))
+    check(resumed_lines(log) == ['no', 'no'], 'server reports %s' % resumed_lines(log))
 
 
 def key_file_server(env, keys, *extra):
