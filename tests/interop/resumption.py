@@ -427,6 +427,10 @@ def python_session(env, no_ticket):
     check(not reused, 'the first connection cannot be resumed')
     check(sess.has_ticket != no_ticket, 'ticket: %s with OP_NO_TICKET %s' % (sess.has_ticket,
                                                                              no_ticket))
+    # RFC 5246 §7.4.1.3, ServerHello.session_id: "If a match is found and
+    # the server is willing to establish the new connection using the
+    # specified session state, the server will respond with the same value as
+    # was supplied by the client." (RFC 5077 §3.4 the same with a ticket.)
     for _ in range(3):
         reused, _ = python_connect(ctx, port, sess)
         check(reused, 'Python ssl: session not reused')
@@ -723,6 +727,9 @@ def session_store_refuses_open_dir(env):
 def cache_off(env):
     srv, port = env.echo_server('--session-cache', '0', '--no-tickets')
     out = env.s_client(port, '-servername', 'a.test', '-reconnect', '-no_ticket')
+    # RFC 5246 §7.3: "If a Session ID match is not found, the server
+    # generates a new session ID, and the TLS client and server perform a
+    # full handshake."
     check(handshakes(out) == ['New'] * 6, 'resumed without a cache: %s' % handshakes(out))
     check(resumed_lines(server_log(srv)) == ['no'] * 6, 'server log')
 
