@@ -431,6 +431,8 @@ int main(int argc, char **argv)
 	if (cmd == NULL) {
 		if (argc >= 2)
 			fprintf(stderr, PROG ": %s: unknown command\n", argv[1]);
+		else
+			fprintf(stderr, PROG ": no command\n");
 		return usage_error();
 	}
 	struct opts o = {0};
