@@ -171,6 +171,11 @@ def run_schedule(period, lifetime, delay, rounds, keep=4):
         # The rest are the keys still open now, in their order, unchanged.
         kept = [k.name for k in before if k.opens(now)]
         check([k.name for k in after[1:]] == kept, 'expired keys go, the others stay')
+        # What stays open: the new key and 1 + ceil((delay + lifetime) / period)
+        # before it (fewer in the first rounds), when --keep allows them.
+        steady = 1 + -(-(delay + lifetime) // period)
+        if keep >= steady:
+            check(len(after) == 1 + min(r, steady - 1), f'round {r}: {len(after)} keys')
         for k in after[1:]:
             if k is not prev:
                 check((k.intro, k.expiry) == (old[k.name].intro, old[k.name].expiry), 'unchanged')
@@ -333,20 +338,20 @@ def check_no_secret(secrets):
             check(s[i:i + 16] not in text, 'a secret was printed')
 
 
+CASES = {'new-show': case_new_show, 'rotate-schedule': case_rotate_schedule, 'keep': case_keep,
+         'refusals': case_refusals, 'concurrent': case_concurrent}
+
+
 def main():
     global A
-    ap = argparse.ArgumentParser()
-    ap.add_argument('case')
-    ap.add_argument('--bin-dir', required=True)
-    ap.add_argument('--workdir', required=True)
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('case', choices=sorted(CASES))
+    ap.add_argument('--bin-dir', required=True, help='the build directory')
+    ap.add_argument('--workdir', required=True, help='emptied first')
     A = ap.parse_args()
     shutil.rmtree(A.workdir, ignore_errors=True)
     os.makedirs(A.workdir)
-    fn = globals().get('case_' + A.case.replace('-', '_'))
-    if fn is None:
-        print(f'unknown case {A.case}', file=sys.stderr)
-        return 2
-    fn()
+    CASES[A.case]()
     # Every key the case saw, against all the tool printed.
     check(SECRETS, 'no key to check for printed secrets')
     check_no_secret(SECRETS)

@@ -115,6 +115,12 @@ static void make_key(struct sotls_ticket_key *k, unsigned i)
 	k->expiry = i == 0 ? 0 : 1700000000 + 7200 - (int64_t)(i - 1) * 3600;
 }
 
+static void make_keys(struct sotls_ticket_key *keys, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		make_key(&keys[i], i);
+}
+
 /* The line the format says key k takes, rendered with printf's %02x. */
 static size_t expected_line(char *out, const struct sotls_ticket_key *k)
 {
@@ -147,8 +153,7 @@ static void test_round_trip(void **state)
 {
 	(void)state;
 	struct sotls_ticket_key keys[SOTLS_TICKET_KEYS_MAX], back[SOTLS_TICKET_KEYS_MAX];
-	for (unsigned i = 0; i < SOTLS_TICKET_KEYS_MAX; i++)
-		make_key(&keys[i], i);
+	make_keys(keys, SOTLS_TICKET_KEYS_MAX);
 	/* The largest times the format allows. */
 	keys[1].intro = INT64_MAX - 1;
 	keys[1].expiry = INT64_MAX;
@@ -192,8 +197,7 @@ static void test_comments_and_blank_lines(void **state)
 {
 	(void)state;
 	struct sotls_ticket_key keys[2], back[4];
-	make_key(&keys[0], 0);
-	make_key(&keys[1], 1);
+	make_keys(keys, 2);
 	static char text[200000];
 	size_t len = 0;
 	len += (size_t)sprintf(text + len, "\n# a comment\n#\n\n");
@@ -352,8 +356,7 @@ static void test_too_many(void **state)
 	struct path p = path_in("too-many");
 	const char *path = p.s;
 	struct sotls_ticket_key keys[SOTLS_TICKET_KEYS_MAX + 1];
-	for (unsigned i = 0; i <= SOTLS_TICKET_KEYS_MAX; i++)
-		make_key(&keys[i], i);
+	make_keys(keys, SOTLS_TICKET_KEYS_MAX + 1);
 	static char text[sizeof(HEADER) + (SOTLS_TICKET_KEYS_MAX + 1) * 160];
 	size_t len = 0;
 	for (unsigned i = 0; i <= SOTLS_TICKET_KEYS_MAX; i++)
@@ -410,8 +413,7 @@ static void test_arguments(void **state)
 	struct path p = path_in("arguments");
 	const char *path = p.s;
 	struct sotls_ticket_key keys[SOTLS_TICKET_KEYS_MAX + 1];
-	for (unsigned i = 0; i <= SOTLS_TICKET_KEYS_MAX; i++)
-		make_key(&keys[i], i);
+	make_keys(keys, SOTLS_TICKET_KEYS_MAX + 1);
 	assert_int_equal(sotls_ticket_key_file_write(path, keys, 2), 0);
 	size_t before_len;
 	char before[4096];
@@ -481,8 +483,7 @@ static void test_failed_write_keeps_old_file(void **state)
 	struct path p = path_join(dir, "keys");
 	const char *path = p.s;
 	struct sotls_ticket_key keys[SOTLS_TICKET_KEYS_MAX];
-	for (unsigned i = 0; i < SOTLS_TICKET_KEYS_MAX; i++)
-		make_key(&keys[i], i);
+	make_keys(keys, SOTLS_TICKET_KEYS_MAX);
 	assert_int_equal(sotls_ticket_key_file_write(path, keys, 2), 0);
 	size_t old_len;
 	char old[4096];
