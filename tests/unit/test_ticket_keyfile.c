@@ -422,12 +422,14 @@ static void test_arguments(void **state)
 
 	size_t n;
 	assert_int_equal(sotls_ticket_key_file_read(NULL, keys, 1, &n), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_ticket_key_file_read("", keys, 1, &n), SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_ticket_key_file_read(path, NULL, 1, &n), SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_ticket_key_file_read(path, keys, 1, NULL),
 			 SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_ticket_key_file_read(path, keys, 0, &n), SOTLS_ERR_INVALID_ARGUMENT);
 
 	assert_int_equal(sotls_ticket_key_file_write(NULL, keys, 1), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_ticket_key_file_write("", keys, 1), SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_ticket_key_file_write(path, NULL, 1), SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_ticket_key_file_write(path, keys, 0), SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_ticket_key_file_write(path, keys, SOTLS_TICKET_KEYS_MAX + 1),
