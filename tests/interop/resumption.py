@@ -9,7 +9,7 @@ another server name get full handshakes; two server processes share tickets
 invocation:
 
     resumption.py NAME --echo-server B --echo-client B --event-server B
-                  --https-server B --openssl B --workdir DIR
+                  --https-server B --ticket-keys B --openssl B --workdir DIR
 
 A relay in front of the server (Tap) keeps each connection's bytes, so that a
 test sees what the client offered (its ClientHello's session ID and
@@ -639,22 +639,50 @@ def tampered_ticket(env):
 
 # ---- fleets: two server processes ----------------------------------------------------
 
+def key_names(path):
+    """The key names of a ticket key file, newest first."""
+    with open(path) as f:
+        return [bytes.fromhex(line.split()[0]) for line in f
+                if line.strip() and not line.startswith('#')]
+
+
 def fleet_key_file(env):
+    """Two servers on one file that sotls-ticket-keys makes and rotates."""
     kf = env.path('fleet.keys')
-    write_key_file(kf, [new_key(time.time() - 60)])
+
+    def tool(*argv):
+        p = subprocess.run([env.a.ticket_keys, *argv, kf], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=TIMEOUT)
+        print('$ sotls-ticket-keys', ' '.join(argv), '\n', p.stdout.decode(errors='replace'))
+        check(p.returncode == 0, 'sotls-ticket-keys %s failed' % argv[0])
+    tool('new')
     first, p1 = env.echo_server('--ticket-key-file', kf)
     second, p2 = env.echo_server('--ticket-key-file', kf)
     alone, p3 = env.echo_server()  # keys of its own
+    tap = Tap(p2)
     sess = env.path('s_client.sess')
     out, _ = env.s_client_echo(p1, '-servername', 'a.test', '-sess_out', sess)
     one_handshake(out, 'New')
-    out, echoed = env.s_client_echo(p2, '-servername', 'a.test', '-sess_in', sess)
+    check(session_ticket(sess)[:KEY_NAME] == key_names(kf)[0], 'not under the issuing key')
+    out, echoed = env.s_client_echo(tap.port, '-servername', 'a.test', '-sess_in', sess)
     one_handshake(out, 'Reused')
     check(echoed, 'no echo on the second server')
     out, _ = env.s_client_echo(p3, '-servername', 'a.test', '-sess_in', sess)
     one_handshake(out, 'New')  # the control: without the shared keys, no resumption
-    check(resumed_lines(server_log(second)) == ['ticket'], 'second server log')
-    server_log(first)
+    # The cron job's rotation: a new key issues at once, the old one opens.
+    tool('rotate')
+    time.sleep(1.5)  # sotls looks at the file at most once a second
+    out, _ = env.s_client_echo(tap.port, '-servername', 'a.test', '-sess_in', sess)
+    one_handshake(out, 'Reused')
+    renewed = tap.new_ticket(1)
+    check(renewed is not None and renewed[:KEY_NAME] == key_names(kf)[0],
+          'the second server did not renew the ticket under the rotated-in key')
+    again = env.path('renewed.sess')
+    with_ticket(sess, again, renewed)
+    out, _ = env.s_client_echo(p1, '-servername', 'a.test', '-sess_in', again)
+    one_handshake(out, 'Reused')  # the first server opens what the second sealed
+    check(resumed_lines(server_log(second)) == ['ticket', 'ticket'], 'second server log')
+    check(resumed_lines(server_log(first)) == ['no', 'ticket'], 'first server log')
     server_log(alone)
 
 
@@ -926,6 +954,7 @@ def main():
     ap.add_argument('--echo-client', required=True)
     ap.add_argument('--event-server', required=True)
     ap.add_argument('--https-server', required=True)
+    ap.add_argument('--ticket-keys', required=True)
     ap.add_argument('--openssl', required=True)
     ap.add_argument('--workdir', required=True)
     a = ap.parse_args()

@@ -395,36 +395,39 @@ static void test_resume_id(void **state)
 	resume_both_ways(false);
 }
 
+/* A server with ticket key k and the suites in this order. */
+static struct sotls_config *ticket_server(const struct sotls_ticket_key *k, const char *suites)
+{
+	struct sotls_config *s = server_cfg();
+	assert_int_equal(sotls_config_add_ticket_key(s, k), 0);
+	assert_int_equal(sotls_config_set_suites(s, suites), 0);
+	return s;
+}
+
 /* A server's ticket under the client's session, taken to a server whose
  * suite order now picks another suite: RFC 5246 §7.4.1.3, a full
  * handshake, never the old secret under a new suite. */
 static void test_ticket_other_suite(void **state)
 {
 	(void)state;
-	struct sotls_config *s1 = server_cfg(), *c = client_cfg(true);
 	struct sotls_ticket_key k = {.intro = g_now - 10};
 	memset(k.name, 'k', 16);
 	memset(k.secret, 's', 32);
-	assert_int_equal(sotls_config_add_ticket_key(s1, &k), 0);
-	assert_int_equal(sotls_config_set_suites(s1, "ARIA-128-GCM:AES-128-GCM"), 0);
+	struct sotls_config *c = client_cfg(true);
+	struct sotls_config *s1 = ticket_server(&k, "ARIA-128-GCM:AES-128-GCM");
+	struct sotls_config *s2 = ticket_server(&k, "AES-128-GCM:ARIA-128-GCM");
+	struct sotls_config *s3 = ticket_server(&k, "ARIA-128-GCM:AES-128-GCM");
 	uint8_t sess[SOTLS_SESSION_MAX];
 	size_t len = sizeof(sess);
 	struct side srv;
 	struct sotls_info ci;
 	assert_int_equal(connect_once(s1, c, "localhost", NULL, 0, sess, &len, &srv, &ci), 0);
 	assert_string_equal(ci.suite, "TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256");
-
-	struct sotls_config *s2 = server_cfg();
-	assert_int_equal(sotls_config_add_ticket_key(s2, &k), 0);
-	assert_int_equal(sotls_config_set_suites(s2, "AES-128-GCM:ARIA-128-GCM"), 0);
 	assert_int_equal(connect_once(s2, c, "localhost", sess, len, NULL, NULL, &srv, &ci), 0);
 	assert_int_equal(ci.resumed, SOTLS_RESUMED_NONE);
 	assert_int_equal(srv.info.resumed, SOTLS_RESUMED_NONE);
 	assert_string_equal(ci.suite, "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256");
-	/* With the same key and order, the second server takes it. */
-	struct sotls_config *s3 = server_cfg();
-	assert_int_equal(sotls_config_add_ticket_key(s3, &k), 0);
-	assert_int_equal(sotls_config_set_suites(s3, "ARIA-128-GCM:AES-128-GCM"), 0);
+	/* With the same key and order, another server takes it. */
 	assert_int_equal(connect_once(s3, c, "localhost", sess, len, NULL, NULL, &srv, &ci), 0);
 	assert_int_equal(ci.resumed, SOTLS_RESUMED_TICKET);
 	sotls_config_free(s1);
