@@ -12,6 +12,7 @@
 
 #include "conn_ktls.h"
 #include "handshake.h"
+#include "resume.h"
 #include "io/sotls_io.h"
 #include "peer_identity.h"
 #include "record.h"
@@ -50,7 +51,51 @@ struct sotls_conn {
 	char *sni;
 	int cert_index;
 	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
+	enum sotls_resumption resumed;
+	struct conn_session *session; /* NULL: nothing to offer, export or forget */
 };
+
+/* A client's session (resume.h) to offer, then the one to export without
+ * its peer (the connection holds that); a server's key in the cache. Made
+ * only when there is one: most server connections never need it. */
+struct conn_session {
+	uint8_t *offer, *state;
+	size_t offer_len, state_len;
+	uint8_t sid[32];
+	uint8_t sid_len;
+};
+
+static void session_free(struct conn_session *s)
+{
+	if (s == NULL)
+		return;
+	if (s->offer != NULL) {
+		sotls_wipe(s->offer, s->offer_len);
+		free(s->offer);
+	}
+	if (s->state != NULL) {
+		sotls_wipe(s->state, s->state_len);
+		free(s->state);
+	}
+	sotls_wipe(s, sizeof(*s));
+	free(s);
+}
+
+/* RFC 5246 §7.2.2: "Servers and clients MUST forget any session-identifiers,
+ * keys, and secrets associated with a failed connection." A connection that
+ * merely ended (no close_notify, a reset, the usage limit) did not fail. */
+static void session_forget(struct sotls_conn *c, int err)
+{
+	struct conn_session *s = c->session;
+	if (s == NULL || err == SOTLS_ERR_TRUNCATED || err == SOTLS_ERR_SYSCALL ||
+	    err == SOTLS_ERR_KEY_USAGE_LIMIT || err == SOTLS_ERR_CLOSED)
+		return;
+	const struct sotls_resume_config *rc = &c->cfg->resume;
+	if (s->sid_len != 0 && rc->del != NULL)
+		rc->del(rc->store_arg, s->sid, s->sid_len);
+	c->session = NULL;
+	session_free(s);
+}
 
 SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn **out)
 {
@@ -94,6 +139,7 @@ static int conn_fail(struct sotls_conn *c, int err)
 	if (c->state != CONN_FAILED) {
 		c->state = CONN_FAILED;
 		c->err = err;
+		session_forget(c, err);
 	}
 	if (c->hs != NULL) {
 		sotls_hs_free(c->hs);
@@ -168,6 +214,33 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 	return 0;
 }
 
+/* What a completed handshake leaves to resume or forget the session by. */
+static int keep_session(struct sotls_conn *c, struct sotls_hs_result *res)
+{
+	struct conn_session *s = c->session;
+	if (s == NULL && res->session == NULL && res->sid_len == 0)
+		return 0;
+	if (s == NULL && (s = c->session = calloc(1, sizeof(*s))) == NULL) {
+		if (res->session != NULL) {
+			sotls_wipe(res->session, res->session_len);
+			free(res->session);
+		}
+		sotls_wipe(&res->kb, sizeof(res->kb));
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	}
+	if (s->offer != NULL) {
+		sotls_wipe(s->offer, s->offer_len);
+		free(s->offer);
+		s->offer = NULL;
+	}
+	s->state = res->session;
+	s->state_len = res->session_len;
+	res->session = NULL;
+	memcpy(s->sid, res->sid, sizeof(s->sid));
+	s->sid_len = res->sid_len;
+	return 0;
+}
+
 SOTLS_API int sotls_handshake(struct sotls_conn *c)
 {
 	if (c == NULL)
@@ -180,6 +253,8 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 	if (c->hs == NULL) {
 		const char *name = c->server_name ? c->server_name : c->cfg->server_name;
 		int rc = sotls_hs_new(&c->hs, c->cfg, c, c->fd, name, c->detail, sizeof(c->detail));
+		if (rc == 0 && c->session != NULL && c->session->offer != NULL)
+			rc = sotls_hs_offer_session(c->hs, c->session->offer, c->session->offer_len);
 		if (rc != 0)
 			return conn_fail(c, rc);
 	}
@@ -202,7 +277,10 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 	c->sni = res.server_name;
 	c->cert_index = res.cert_index;
 	c->peer = res.peer;
-	rc = start_records(c, &res);
+	c->resumed = res.resumed;
+	rc = keep_session(c, &res);
+	if (rc == 0)
+		rc = start_records(c, &res);
 	if (rc != 0)
 		return conn_fail(c, rc);
 	c->state = CONN_OPEN;
@@ -436,6 +514,7 @@ SOTLS_API void sotls_conn_free(struct sotls_conn *c)
 		free(c->rec);
 	}
 	sotls_peer_free(c->peer);
+	session_free(c->session);
 	sotls_config_free(c->cfg);
 	free(c->server_name);
 	free(c->alpn);
@@ -457,6 +536,7 @@ static void info_fill(const struct sotls_conn *c, struct sotls_info *info)
 {
 	info->size = sizeof(*info);
 	info->max_fragment_len = c->max_frag_len;
+	info->resumed = c->resumed;
 	info->suite = "";
 	info->version = "";
 	info->tx_reason = "";
@@ -517,6 +597,8 @@ SOTLS_API int sotls_get_info(const struct sotls_conn *c, struct sotls_info *info
 		info->peer_chain_len = full.peer_chain_len;
 	if (INFO_HAS(size, max_fragment_len))
 		info->max_fragment_len = full.max_fragment_len;
+	if (INFO_HAS(size, resumed))
+		info->resumed = full.resumed;
 	return 0;
 }
 
@@ -553,4 +635,63 @@ SOTLS_API int sotls_conn_peer_san(const struct sotls_conn *c, size_t index,
 SOTLS_API const char *sotls_conn_error_detail(const struct sotls_conn *c)
 {
 	return c == NULL ? "" : c->detail;
+}
+
+/* ---- client sessions (sotls.h "Session resumption") ---- */
+
+SOTLS_API int sotls_conn_get_session(const struct sotls_conn *c, void *buf, size_t cap,
+				     size_t *len)
+{
+	if (c == NULL || len == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	if (c->cfg->role != SOTLS_ROLE_CLIENT || (c->state != CONN_OPEN && c->state != CONN_FAILED))
+		return SOTLS_ERR_BAD_STATE;
+	const struct conn_session *s = c->session;
+	struct sotls_session_state st;
+	if (c->state == CONN_FAILED || s == NULL || s->state == NULL ||
+	    sotls_session_state_decode(&st, s->state, s->state_len) != 0)
+		return SOTLS_ERR_NOT_RESUMABLE;
+	uint8_t *peer = NULL;
+	if (c->peer != NULL) {
+		st.peer_len = sotls_peer_save(c->peer, NULL);
+		if ((peer = malloc(st.peer_len)) == NULL)
+			return SOTLS_ERR_OUT_OF_MEMORY;
+		sotls_peer_save(c->peer, peer);
+		st.peer = peer;
+	}
+	*len = sotls_session_state_size(&st);
+	int rc = 0;
+	if (*len > SOTLS_SESSION_MAX)
+		rc = SOTLS_ERR_NOT_RESUMABLE;
+	else if (buf == NULL || cap < *len)
+		rc = SOTLS_ERR_BUFFER_TOO_SMALL;
+	else
+		sotls_session_state_encode(&st, buf);
+	free(peer);
+	return rc;
+}
+
+SOTLS_API int sotls_conn_set_session(struct sotls_conn *c, const void *data, size_t len)
+{
+	if (c == NULL || data == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	if (c->cfg->role != SOTLS_ROLE_CLIENT || c->state != CONN_NEW || c->hs != NULL)
+		return SOTLS_ERR_BAD_STATE;
+	struct sotls_session_state st;
+	if (sotls_session_state_decode(&st, data, len) != 0 || st.role != SOTLS_SESSION_ROLE_CLIENT)
+		return SOTLS_ERR_SESSION;
+	struct conn_session *s = c->session;
+	if (s == NULL && (s = c->session = calloc(1, sizeof(*s))) == NULL)
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	uint8_t *copy = malloc(len);
+	if (copy == NULL)
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	memcpy(copy, data, len);
+	if (s->offer != NULL) {
+		sotls_wipe(s->offer, s->offer_len);
+		free(s->offer);
+	}
+	s->offer = copy;
+	s->offer_len = len;
+	return 0;
 }

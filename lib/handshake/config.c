@@ -47,6 +47,10 @@ SOTLS_API struct sotls_config *sotls_config_new(enum sotls_role role)
 		free(cfg);
 		return NULL;
 	}
+	if (sotls_resume_config_init(&cfg->resume, role == SOTLS_ROLE_SERVER) != 0) {
+		sotls_config_free(cfg);
+		return NULL;
+	}
 	return cfg;
 }
 
@@ -62,6 +66,7 @@ SOTLS_API void sotls_config_free(struct sotls_config *cfg)
 	pthread_mutex_destroy(&cfg->build_lock);
 	free(cfg->server_name);
 	sotls_config_forget_password(cfg);
+	sotls_resume_config_free(&cfg->resume);
 	sotls_wipe(cfg, sizeof(*cfg));
 	free(cfg);
 }

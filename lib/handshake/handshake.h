@@ -19,6 +19,7 @@
 
 #include "aead.h"
 #include "record.h"
+#include "resume.h"
 #include "rsa.h"
 #include "sotls.h"
 
@@ -127,6 +128,9 @@ struct sotls_config {
 	/* sotls_config_set_keylog (keylog.c); NULL: none. */
 	sotls_keylog_cb keylog_cb;
 	void *keylog_arg;
+
+	/* Session cache, store and tickets (resume.c). */
+	struct sotls_resume_config resume;
 };
 
 /* A chain and its key (sotls.h). Parsed once, shared by every connection
@@ -231,6 +235,15 @@ struct sotls_hs_result {
 	 * connection owns it from here; NULL if the peer sent no certificate. */
 	struct sotls_peer *peer;
 	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
+	enum sotls_resumption resumed;
+	/* Server: the session ID the cache has this session under (for its
+	 * removal after a fatal alert), sid_len 0 if none. Client: the
+	 * session's state without the peer (resume.h; malloc'ed, NULL if it
+	 * cannot be resumed). */
+	uint8_t sid[32];
+	uint8_t sid_len;
+	uint8_t *session;
+	size_t session_len;
 };
 
 /* Sets up mbedTLS for one connection (conn: what the key log and verify
@@ -250,6 +263,11 @@ const struct sotls_peer *sotls_hs_peer(const struct sotls_hs *hs);
  */
 int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail,
 		  size_t detail_len, int *sys_errno);
+
+/* Client, after sotls_hs_new: offers the session in state (see
+ * sotls_conn_set_session); one that does not qualify is not offered.
+ * Returns 0 or SOTLS_ERR_OUT_OF_MEMORY / SOTLS_ERR_INTERNAL. */
+int sotls_hs_offer_session(struct sotls_hs *hs, const uint8_t *state, size_t len);
 
 /* Frees and wipes. NULL is ignored. */
 void sotls_hs_free(struct sotls_hs *hs);

@@ -116,10 +116,11 @@ static int set_name(struct sotls_hs *hs, const char *name, char *detail, size_t 
 		return mrc == MBEDTLS_ERR_SSL_ALLOC_FAILED ? SOTLS_ERR_OUT_OF_MEMORY
 							   : SOTLS_ERR_INVALID_ARGUMENT;
 	}
-	if (name != NULL && !hs->check_ip) {
-		hs->sni_present = true;
+	/* The name, an address too, is what a session is bound to
+	 * (resume.c); only a host name is sent and shown as SNI. */
+	if (name != NULL)
 		snprintf(hs->sni, sizeof(hs->sni), "%s", name);
-	}
+	hs->sni_present = name != NULL && !hs->check_ip;
 	return 0;
 }
 
@@ -161,6 +162,11 @@ int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, struct sotls_c
 	return 0;
 }
 
+int sotls_hs_offer_session(struct sotls_hs *hs, const uint8_t *state, size_t len)
+{
+	return sotls_resume_offer(hs, state, len);
+}
+
 void sotls_hs_drop_hello(struct sotls_hs *hs)
 {
 	if (hs->real_hello != NULL) {
@@ -181,6 +187,7 @@ void sotls_hs_free(struct sotls_hs *hs)
 	sotls_cert_free(hs->cb_cert);
 	sotls_pk_op_free(hs->pk_op); /* after mbedtls_ssl_free, which cancels it */
 	sotls_peer_free(hs->peer);
+	sotls_peer_free(hs->resume_peer);
 	free(hs->frag);
 	sotls_wipe(hs, sizeof(*hs));
 	free(hs);
@@ -191,6 +198,10 @@ void sotls_hs_result_release(struct sotls_hs_result *res)
 	free(res->alpn);
 	free(res->server_name);
 	sotls_peer_free(res->peer);
+	if (res->session != NULL) {
+		sotls_wipe(res->session, res->session_len);
+		free(res->session);
+	}
 	sotls_wipe(res, sizeof(*res));
 }
 
@@ -202,6 +213,9 @@ static int after_step(struct sotls_hs *hs, int state_before)
 {
 	if (sotls_mbed_state(&hs->ssl) == state_before)
 		return 0;
+	int rc = sotls_resume_after_step(hs, state_before);
+	if (rc != 0)
+		return rc;
 	int peer_cert = hs->server ? MBEDTLS_SSL_CLIENT_CERTIFICATE : MBEDTLS_SSL_SERVER_CERTIFICATE;
 	if (state_before == peer_cert)
 		return sotls_hs_check_peer(hs);
@@ -265,6 +279,7 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 		  size_t detail_len, int *sys_errno)
 {
 	int mrc = 0;
+	sotls_resume_enter(hs);
 	while (!mbedtls_ssl_is_handshake_over(&hs->ssl)) {
 		int before = sotls_mbed_state(&hs->ssl);
 		mrc = mbedtls_ssl_handshake_step(&hs->ssl);
@@ -273,6 +288,7 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 		if (mrc != 0)
 			break;
 	}
+	sotls_resume_leave();
 	if (mrc == MBEDTLS_ERR_SSL_WANT_READ)
 		return SOTLS_WANT_READ;
 	if (mrc == MBEDTLS_ERR_SSL_WANT_WRITE)
@@ -327,12 +343,18 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 	sotls_mbed_next_seqs(&hs->ssl, &out_seq, &in_seq);
 	res->server_seq = hs->server ? out_seq : in_seq;
 	res->client_seq = hs->server ? in_seq : out_seq;
+	res->resumed = hs->resumed;
+	memcpy(res->sid, hs->sid, sizeof(res->sid));
+	res->sid_len = hs->sid_len;
+	rc = hs->server ? 0 : sotls_resume_client_state(hs, &res->session, &res->session_len);
+	if (rc == 0)
+		rc = hand_over_names(hs, res);
+	if (rc != 0) {
+		sotls_hs_result_release(res);
+		snprintf(detail, detail_len, "no memory for the negotiated names and session");
+		return rc;
+	}
 	res->peer = hs->peer;
 	hs->peer = NULL;
-	rc = hand_over_names(hs, res);
-	if (rc != 0) {
-		sotls_wipe(&res->kb, sizeof(res->kb));
-		snprintf(detail, detail_len, "no memory for the negotiated names");
-	}
-	return rc;
+	return 0;
 }

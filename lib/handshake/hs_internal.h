@@ -154,6 +154,30 @@ struct sotls_hs {
 	uint8_t *frag;	   /* an oversized record of mbedTLS's, cut into records */
 	size_t frag_len, frag_sent;
 	size_t frag_src;   /* the length of mbedTLS's record it stands for */
+
+	/* Resumption (resume.c). The ClientHello's extended_master_secret
+	 * and session ID (msg_check.c); whether both hellos agreed on the
+	 * extended master secret (client). */
+	bool hello_ems, ems;
+	uint8_t client_sid[32];
+	uint8_t client_sid_len;
+	/* A session being considered, until the abbreviated handshake is
+	 * certain: how it was found, its suite, age and peer; a server's
+	 * ticket under a key that no longer issues (renewed). */
+	enum sotls_resumption resume_kind;
+	uint16_t resume_suite;
+	int64_t resume_issued;
+	struct sotls_peer *resume_peer;
+	bool resume_renew;
+	bool ems_abort; /* server: RFC 7627 §5.3, found in the ticket */
+	/* Client: the offered session had a ticket, how long it lives; a
+	 * new ticket came in this handshake. */
+	bool offer_ticket, new_ticket;
+	uint32_t offer_lifetime;
+	/* The outcome, and a server's session ID as put in the cache. */
+	enum sotls_resumption resumed;
+	uint8_t sid[32];
+	uint8_t sid_len;
 };
 
 /* Alerts only the handshake sends (RFC 5246 §7.2, RFC 6066 §3, RFC 7301

@@ -94,7 +94,8 @@ static int build(struct sotls_config *cfg)
 	if (!server && cfg->alpn != NULL &&
 	    mbedtls_ssl_conf_alpn_protocols(conf, (const char **)cfg->alpn) != 0)
 		return SOTLS_ERR_INVALID_ARGUMENT;
-	return sotls_certs_configure(cfg, conf);
+	int rc = sotls_resume_configure(cfg, conf);
+	return rc != 0 ? rc : sotls_certs_configure(cfg, conf);
 }
 
 int sotls_config_use(struct sotls_config *cfg)

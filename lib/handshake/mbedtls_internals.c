@@ -16,9 +16,16 @@
  * - the ECDHE group the server chose, to check the client's share against;
  * - the point format of our ECDHE share: mbedTLS adopts the peer's first
  *   listed format, compressed included, and RFC 8422 §5.1.2 allows only
- *   uncompressed in TLS 1.2.
+ *   uncompressed in TLS 1.2;
+ * - resumption: whether mbedTLS resumes, whether extended_master_secret was
+ *   agreed (RFC 7627 §5.3 makes resumption depend on it, and mbedTLS does
+ *   not record it in the session), the ticket to come, and undoing a
+ *   ticket's resumption whose suite is not the one negotiated (mbedTLS 3.6
+ *   resumes a ticket under whatever suite it picks afresh).
  */
 #include "library/ssl_misc.h" /* first: it sets MBEDTLS_ALLOW_PRIVATE_ACCESS */
+
+#include <mbedtls/platform.h>
 
 #include "mbedtls_internals.h"
 #include "util.h"
@@ -73,4 +80,66 @@ void sotls_mbed_uncompressed_points(mbedtls_ssl_context *ssl)
 mbedtls_ecp_group_id sotls_mbed_kex_group(const mbedtls_ssl_context *ssl)
 {
 	return ssl->handshake != NULL ? ssl->handshake->ecdh_ctx.grp_id : MBEDTLS_ECP_DP_NONE;
+}
+
+bool sotls_mbed_resuming(const mbedtls_ssl_context *ssl)
+{
+	return ssl->handshake != NULL && ssl->handshake->resume != 0;
+}
+
+bool sotls_mbed_ems(const mbedtls_ssl_context *ssl)
+{
+	return ssl->handshake != NULL &&
+	       ssl->handshake->extended_ms == MBEDTLS_SSL_EXTENDED_MS_ENABLED;
+}
+
+int sotls_mbed_negotiated_suite(const mbedtls_ssl_context *ssl)
+{
+	return ssl->session_negotiate != NULL ? ssl->session_negotiate->ciphersuite : 0;
+}
+
+bool sotls_mbed_ticket_pending(const mbedtls_ssl_context *ssl)
+{
+	return ssl->handshake != NULL && ssl->handshake->new_session_ticket != 0;
+}
+
+void sotls_mbed_set_ticket_pending(mbedtls_ssl_context *ssl, bool pending)
+{
+	if (ssl->handshake != NULL)
+		ssl->handshake->new_session_ticket = pending ? 1 : 0;
+}
+
+void sotls_mbed_unresume(mbedtls_ssl_context *ssl)
+{
+	mbedtls_ssl_session *s = ssl->session_negotiate;
+	if (ssl->handshake == NULL || s == NULL)
+		return;
+	ssl->handshake->resume = 0;
+	ssl->handshake->new_session_ticket = 1;
+	sotls_wipe(s->master, sizeof(s->master));
+	s->verify_result = 0;
+	if (s->peer_cert_digest != NULL) {
+		mbedtls_free(s->peer_cert_digest);
+		s->peer_cert_digest = NULL;
+		s->peer_cert_digest_len = 0;
+		s->peer_cert_digest_type = MBEDTLS_MD_NONE;
+	}
+}
+
+const uint8_t *sotls_mbed_session_ticket(const mbedtls_ssl_session *s, size_t *len,
+					 uint32_t *hint)
+{
+	*len = s->ticket_len;
+	*hint = s->ticket_lifetime;
+	return s->ticket_len != 0 ? s->ticket : NULL;
+}
+
+size_t sotls_mbed_session_id_len(const mbedtls_ssl_session *s)
+{
+	return s->id_len;
+}
+
+int sotls_mbed_session_suite(const mbedtls_ssl_session *s)
+{
+	return s->ciphersuite;
 }

@@ -2,6 +2,7 @@
 #ifndef SOTLS_MBEDTLS_INTERNALS_H
 #define SOTLS_MBEDTLS_INTERNALS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,5 +26,27 @@ const mbedtls_x509_crt *sotls_mbed_own_chain(const mbedtls_ssl_context *ssl);
 void sotls_mbed_uncompressed_points(mbedtls_ssl_context *ssl);
 /* The group of the ECDHE exchange once the ServerKeyExchange is made. */
 mbedtls_ecp_group_id sotls_mbed_kex_group(const mbedtls_ssl_context *ssl);
+
+/* Resumption (resume.c). During the handshake: whether mbedTLS is resuming
+ * a session, whether both hellos carried extended_master_secret, and the
+ * suite of the session being negotiated. */
+bool sotls_mbed_resuming(const mbedtls_ssl_context *ssl);
+bool sotls_mbed_ems(const mbedtls_ssl_context *ssl);
+int sotls_mbed_negotiated_suite(const mbedtls_ssl_context *ssl);
+/* Server: whether a NewSessionTicket is to follow (and the ServerHello to
+ * carry the session_ticket extension); set before the ServerHello step. */
+bool sotls_mbed_ticket_pending(const mbedtls_ssl_context *ssl);
+void sotls_mbed_set_ticket_pending(mbedtls_ssl_context *ssl, bool pending);
+/* Server, before the ServerHello step: turns a resumption mbedTLS accepted
+ * from a ticket into a full handshake with a fresh ticket, dropping what the
+ * ticket's session brought (secret, the client certificate's digest). */
+void sotls_mbed_unresume(mbedtls_ssl_context *ssl);
+/* The ticket a client session holds and its lifetime hint, NULL (and *len
+ * 0) if none; the length of its session ID. */
+const uint8_t *sotls_mbed_session_ticket(const mbedtls_ssl_session *s, size_t *len,
+					 uint32_t *hint);
+size_t sotls_mbed_session_id_len(const mbedtls_ssl_session *s);
+/* The suite of a loaded session. */
+int sotls_mbed_session_suite(const mbedtls_ssl_session *s);
 
 #endif

@@ -209,7 +209,10 @@ static int check_client_ext(struct sotls_hs *hs, uint16_t type, struct cur ext)
 	case EXT_EXTENDED_MASTER_SECRET:
 		/* RFC 7627 §5.1: "The extension_data field of this extension
 		 * is empty." */
-		return ext.left == 0 ? 0 : DECODE(hs, "extended_master_secret with data");
+		if (ext.left != 0)
+			return DECODE(hs, "extended_master_secret with data");
+		hs->hello_ems = true; /* resume.c: RFC 7627 §5.3 */
+		return 0;
 	case EXT_ALPN:
 		return check_alpn(hs, ext);
 	}
@@ -317,6 +320,8 @@ int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len,
 		 * CompressionMethod.null"; sotls offers nothing else. */
 		return ILLEGAL(hs, "the ClientHello offers no null compression");
 	size_t ext_at = (size_t)(c.p - msg);
+	memcpy(hs->client_sid, sid.p, sid.left);
+	hs->client_sid_len = (uint8_t)sid.left;
 	int rc = check_extensions(hs, &c, check_client_ext);
 	if (rc != 0)
 		return rc;

@@ -10,6 +10,7 @@
 #include <mbedtls/x509_crt.h>
 
 #include "peer_identity.h"
+#include "resume.h"
 
 static bool in_list(const mbedtls_x509_crt *list, const mbedtls_x509_crt *c)
 {
@@ -187,4 +188,79 @@ int sotls_peer_san(const struct sotls_peer *p, size_t index, enum sotls_san_type
 	*type = p->sans[index].type;
 	*value = p->sans[index].value;
 	return 1;
+}
+
+/* ---- as bytes, for a session (resume.h) ----
+ * flags (4) | verified (1) | n (1) | n x (flags (4) | der_len (4) | der).
+ * Loading parses the certificates again: the subject and SANs come out as
+ * they did the first time. */
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+	return p + 4;
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+size_t sotls_peer_save(const struct sotls_peer *p, uint8_t *out)
+{
+	size_t n = 6;
+	for (size_t i = 0; i < p->n_certs; i++)
+		n += 8 + p->certs[i].der_len;
+	if (out == NULL)
+		return n;
+	out = put32(out, p->flags);
+	*out++ = p->verified ? 1 : 0;
+	*out++ = (uint8_t)p->n_certs;
+	for (size_t i = 0; i < p->n_certs; i++) {
+		out = put32(out, p->certs[i].flags);
+		out = put32(out, (uint32_t)p->certs[i].der_len);
+		memcpy(out, p->certs[i].der, p->certs[i].der_len);
+		out += p->certs[i].der_len;
+	}
+	return n;
+}
+
+struct sotls_peer *sotls_peer_load(const uint8_t *in, size_t len)
+{
+	/* The chain length verify.c allows (SOTLS_HS_MAX_CHAIN). */
+	enum { MAX_CHAIN = 10 };
+	if (in == NULL || len < 6 || in[4] > 1 || in[5] == 0 || in[5] > MAX_CHAIN)
+		return NULL;
+	size_t n = in[5];
+	mbedtls_x509_crt crts[MAX_CHAIN];
+	mbedtls_x509_crt *chain[MAX_CHAIN];
+	uint32_t flags[MAX_CHAIN];
+	const uint8_t *p = in + 6, *end = in + len;
+	size_t parsed = 0;
+	bool ok = true;
+	for (; parsed < n && ok; parsed++) {
+		mbedtls_x509_crt_init(&crts[parsed]);
+		chain[parsed] = &crts[parsed];
+		if (end - p < 8) {
+			ok = false;
+			break;
+		}
+		flags[parsed] = get32(p);
+		uint32_t der_len = get32(p + 4);
+		p += 8;
+		ok = der_len <= (size_t)(end - p) &&
+		     mbedtls_x509_crt_parse_der_nocopy(&crts[parsed], p, der_len) == 0;
+		p += ok ? der_len : 0;
+	}
+	struct sotls_peer *peer = NULL;
+	if (ok && p == end && (peer = sotls_peer_new(chain, flags, n, NULL)) != NULL) {
+		peer->flags = get32(in);
+		peer->verified = in[4] == 1;
+	}
+	for (size_t i = 0; i < parsed && i < n; i++)
+		mbedtls_x509_crt_free(&crts[i]);
+	return peer;
 }

@@ -88,6 +88,13 @@ int sotls_sni_ack_send(struct sotls_hs *hs, const uint8_t *buf, size_t len)
 	/* Anything before the ServerHello (an alert) goes out as it is. */
 	if (hs->sh == NULL && (len < 6 || buf[0] != SOTLS_CT_HANDSHAKE || buf[5] != 2))
 		return sotls_hs_sock_send(hs, buf, len);
+	if (hs->sh == NULL && sotls_mbed_resuming(&hs->ssl)) {
+		/* RFC 6066 §3: "When resuming a session, the server MUST NOT
+		 * include a server_name extension in the server hello." */
+		hs->sni_ack = SNI_ACK_NONE;
+		sotls_hs_drop_hello(hs);
+		return sotls_hs_sock_send(hs, buf, len);
+	}
 	if (hs->sh == NULL) {
 		int rc = amend(hs, buf, len);
 		if (rc != 0)

@@ -1,0 +1,322 @@
+/*
+ * A server's ticket keys and the sealing of tickets (resume.h). The keys
+ * come from one of four places, the first set of them winning: the
+ * application's callback, a key file (re-read when it changes), keys added
+ * one by one, or, with none of those, keys made here and rotated by time.
+ * The set changes while connections run, so it has a lock; a key is copied
+ * out under it and used outside it, and every copy is wiped after use.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "aead.h"
+#include "resume.h"
+#include "util.h"
+
+#define NAME_LEN 16
+#define NONCE_LEN SOTLS_AEAD_NONCE_LEN
+
+struct sotls_ticket_keyring {
+	pthread_mutex_t lock;
+	struct sotls_ticket_key keys[SOTLS_TICKET_KEYS_MAX];
+	size_t n;
+	bool automatic; /* no key given: make and rotate them here */
+	unsigned lifetime, rotate_every;
+	sotls_ticket_key_fn fn;
+	void *fn_arg;
+	/* The key file, and what it looked like when last read. */
+	char *path;
+	int64_t checked;
+	struct stat seen;
+};
+
+struct sotls_ticket_keyring *sotls_ticket_keyring_new(void)
+{
+	struct sotls_ticket_keyring *r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return NULL;
+	if (pthread_mutex_init(&r->lock, NULL) != 0) {
+		free(r);
+		return NULL;
+	}
+	r->automatic = true;
+	r->lifetime = 7200;
+	r->rotate_every = 3600;
+	return r;
+}
+
+void sotls_ticket_keyring_free(struct sotls_ticket_keyring *r)
+{
+	if (r == NULL)
+		return;
+	pthread_mutex_destroy(&r->lock);
+	free(r->path);
+	sotls_wipe(r, sizeof(*r));
+	free(r);
+}
+
+void sotls_ticket_keyring_set_times(struct sotls_ticket_keyring *r, unsigned lifetime,
+				    unsigned rotate_every)
+{
+	pthread_mutex_lock(&r->lock);
+	r->lifetime = lifetime;
+	r->rotate_every = rotate_every;
+	pthread_mutex_unlock(&r->lock);
+}
+
+static bool expired(const struct sotls_ticket_key *k, int64_t now)
+{
+	return k->expiry != 0 && now >= k->expiry;
+}
+
+/* Wipes and drops the keys past their expiry. Under the lock. */
+static void drop_expired(struct sotls_ticket_keyring *r, int64_t now)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		if (expired(&r->keys[i], now))
+			continue;
+		if (kept != i)
+			r->keys[kept] = r->keys[i];
+		kept++;
+	}
+	sotls_wipe(r->keys + kept, (r->n - kept) * sizeof(r->keys[0]));
+	r->n = kept;
+}
+
+/* Replaces a key of the same name, else puts k first (newest). */
+static int insert(struct sotls_ticket_keyring *r, const struct sotls_ticket_key *k)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		if (memcmp(r->keys[i].name, k->name, NAME_LEN) == 0) {
+			r->keys[i] = *k;
+			return 0;
+		}
+	}
+	if (r->n == SOTLS_TICKET_KEYS_MAX)
+		return SOTLS_ERR_TICKET_KEYS;
+	memmove(r->keys + 1, r->keys, r->n * sizeof(r->keys[0]));
+	r->keys[0] = *k;
+	r->n++;
+	return 0;
+}
+
+int sotls_ticket_keyring_add(struct sotls_ticket_keyring *r, const struct sotls_ticket_key *k)
+{
+	if (r == NULL || k == NULL || (k->expiry != 0 && k->expiry <= k->intro))
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	pthread_mutex_lock(&r->lock);
+	if (r->automatic) {
+		sotls_wipe(r->keys, sizeof(r->keys));
+		r->n = 0;
+		r->automatic = false;
+	}
+	drop_expired(r, sotls_resume_now());
+	int rc = insert(r, k);
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
+/* Reads the key file into the set if it changed since it was last read.
+ * Under the lock. A failed read keeps the keys read before. */
+static int reload(struct sotls_ticket_keyring *r, bool force)
+{
+	struct stat st;
+	if (stat(r->path, &st) != 0)
+		return SOTLS_ERR_SYSCALL;
+	if (!force && st.st_ino == r->seen.st_ino && st.st_dev == r->seen.st_dev &&
+	    st.st_size == r->seen.st_size && st.st_mtim.tv_sec == r->seen.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == r->seen.st_mtim.tv_nsec)
+		return 0;
+	struct sotls_ticket_key *keys = malloc(sizeof(r->keys));
+	if (keys == NULL)
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	size_t n = 0;
+	int rc = sotls_ticket_key_file_read(r->path, keys, SOTLS_TICKET_KEYS_MAX, &n);
+	if (rc == 0) {
+		sotls_wipe(r->keys, sizeof(r->keys));
+		memcpy(r->keys, keys, n * sizeof(keys[0]));
+		r->n = n;
+		r->seen = st;
+	}
+	sotls_wipe(keys, sizeof(r->keys));
+	free(keys);
+	return rc;
+}
+
+int sotls_ticket_keyring_set_file(struct sotls_ticket_keyring *r, const char *path)
+{
+	if (r == NULL || path == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	char *copy = strdup(path);
+	if (copy == NULL)
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&r->lock);
+	char *old = r->path;
+	r->path = copy;
+	int rc = reload(r, true);
+	if (rc != 0) {
+		r->path = old;
+		old = copy;
+	} else {
+		r->automatic = false;
+		r->checked = sotls_resume_now();
+	}
+	pthread_mutex_unlock(&r->lock);
+	free(old);
+	return rc;
+}
+
+void sotls_ticket_keyring_set_callback(struct sotls_ticket_keyring *r, sotls_ticket_key_fn fn,
+				       void *arg)
+{
+	pthread_mutex_lock(&r->lock);
+	r->fn = fn;
+	r->fn_arg = arg;
+	if (fn != NULL)
+		r->automatic = false;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Automatic keys: a new one when the newest has issued for rotate_every
+ * seconds; each opens tickets for a lifetime after its successor came. */
+static int rotate(struct sotls_ticket_keyring *r, int64_t now)
+{
+	if (r->n != 0 && now < r->keys[0].intro + (int64_t)r->rotate_every)
+		return 0;
+	struct sotls_ticket_key k = {.intro = now,
+				     .expiry = now + (int64_t)r->rotate_every + r->lifetime};
+	if (sotls_getrandom(k.name, sizeof(k.name)) != 0 ||
+	    sotls_getrandom(k.secret, sizeof(k.secret)) != 0)
+		return SOTLS_ERR_SYSCALL;
+	if (r->n == SOTLS_TICKET_KEYS_MAX) /* a rotation period far below the lifetime */
+		r->n--;
+	int rc = insert(r, &k);
+	sotls_wipe(&k, sizeof(k));
+	return rc;
+}
+
+/* Brings the set up to date for now: rotation, the file, expiries. Under
+ * the lock. */
+static void refresh(struct sotls_ticket_keyring *r, int64_t now)
+{
+	if (r->automatic) {
+		(void)rotate(r, now);
+	} else if (r->path != NULL && now != r->checked) {
+		r->checked = now;
+		(void)reload(r, false);
+	}
+	drop_expired(r, now);
+}
+
+/* The key that issues now: the latest intro not in the future. */
+static const struct sotls_ticket_key *issuing(const struct sotls_ticket_keyring *r, int64_t now)
+{
+	const struct sotls_ticket_key *best = NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct sotls_ticket_key *k = &r->keys[i];
+		if (k->intro <= now && !expired(k, now) && (best == NULL || k->intro > best->intro))
+			best = k;
+	}
+	return best;
+}
+
+/* The key to seal with (name NULL) or the key named name, into *out.
+ * Returns 1 if found; *current says whether it is the issuing key. */
+static int take_key(struct sotls_ticket_keyring *r, const uint8_t *name,
+		    struct sotls_ticket_key *out, bool *current)
+{
+	int64_t now = sotls_resume_now();
+	int found = 0;
+	*current = false;
+	pthread_mutex_lock(&r->lock);
+	sotls_ticket_key_fn fn = r->fn;
+	void *arg = r->fn_arg;
+	if (fn == NULL) {
+		refresh(r, now);
+		const struct sotls_ticket_key *iss = issuing(r, now);
+		if (name == NULL && iss != NULL) {
+			*out = *iss;
+			found = 1;
+		}
+		for (size_t i = 0; name != NULL && i < r->n; i++) {
+			if (memcmp(r->keys[i].name, name, NAME_LEN) == 0) {
+				*out = r->keys[i];
+				found = 1;
+				break;
+			}
+		}
+		*current = found && iss != NULL && memcmp(out->name, iss->name, NAME_LEN) == 0;
+	}
+	pthread_mutex_unlock(&r->lock);
+	if (fn == NULL)
+		return found;
+
+	/* The application's keys: asked outside the lock (it may block). */
+	found = fn(arg, name, out) == 1 && !expired(out, now) &&
+		(name == NULL || memcmp(out->name, name, NAME_LEN) == 0);
+	if (found && name != NULL) {
+		struct sotls_ticket_key iss;
+		*current = fn(arg, NULL, &iss) == 1 && memcmp(iss.name, name, NAME_LEN) == 0;
+		sotls_wipe(&iss, sizeof(iss));
+	} else {
+		*current = found;
+	}
+	return found;
+}
+
+int sotls_ticket_seal(struct sotls_ticket_keyring *r, const uint8_t *state, size_t len,
+		      uint8_t *out, uint32_t *hint)
+{
+	struct sotls_ticket_key k;
+	bool current;
+	if (take_key(r, NULL, &k, &current) != 1) {
+		sotls_wipe(&k, sizeof(k));
+		return SOTLS_ERR_TICKET_KEYS;
+	}
+	int64_t now = sotls_resume_now();
+	int64_t left = k.expiry == 0 ? (int64_t)r->lifetime : k.expiry - now;
+	*hint = (uint32_t)(left < (int64_t)r->lifetime ? left : (int64_t)r->lifetime);
+
+	struct sotls_aead aead;
+	memcpy(out, k.name, NAME_LEN);
+	int rc = sotls_getrandom(out + NAME_LEN, NONCE_LEN) == 0 ? 0 : SOTLS_ERR_SYSCALL;
+	if (rc == 0)
+		rc = sotls_aead_init(&aead, SOTLS_AEAD_AES_256_GCM, k.secret, sizeof(k.secret));
+	sotls_wipe(&k, sizeof(k));
+	if (rc != 0)
+		return rc;
+	uint8_t *ct = out + NAME_LEN + NONCE_LEN;
+	rc = sotls_aead_seal(&aead, out + NAME_LEN, out, NAME_LEN, state, len, ct, ct + len);
+	sotls_aead_clear(&aead);
+	return rc;
+}
+
+int sotls_ticket_open(struct sotls_ticket_keyring *r, const uint8_t *ticket, size_t len,
+		      uint8_t *out, size_t *state_len, bool *renew)
+{
+	if (len <= SOTLS_TICKET_OVERHEAD)
+		return SOTLS_ERR_SESSION;
+	struct sotls_ticket_key k;
+	bool current;
+	if (take_key(r, ticket, &k, &current) != 1) {
+		sotls_wipe(&k, sizeof(k));
+		return SOTLS_ERR_SESSION;
+	}
+	struct sotls_aead aead;
+	int rc = sotls_aead_init(&aead, SOTLS_AEAD_AES_256_GCM, k.secret, sizeof(k.secret));
+	sotls_wipe(&k, sizeof(k));
+	if (rc != 0)
+		return SOTLS_ERR_SESSION;
+	size_t n = len - SOTLS_TICKET_OVERHEAD;
+	const uint8_t *ct = ticket + NAME_LEN + NONCE_LEN;
+	rc = sotls_aead_open(&aead, ticket + NAME_LEN, ticket, NAME_LEN, ct, n, ct + n, out);
+	sotls_aead_clear(&aead);
+	if (rc != 0)
+		return SOTLS_ERR_SESSION;
+	*state_len = n;
+	*renew = !current;
+	return 0;
+}
