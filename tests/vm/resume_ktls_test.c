@@ -130,12 +130,24 @@ static int child_passed(pid_t pid, int seconds)
 	return 0;
 }
 
-static void conn_name(char *buf, size_t size, const char *label, size_t i, size_t bytes)
+/* The seed of the data of connection i of a case (seed0) in one direction:
+ * each connection and direction its own, so bytes of another one never pass. */
+static unsigned data_seed(unsigned seed0, size_t i, int from_server)
+{
+	return seed0 + 2 * (unsigned)i + (from_server ? 1 : 0);
+}
+
+/* "LABEL: full handshake", "LABEL: resumed #i (...)" for connection i of plan. */
+static void conn_name(char *buf, size_t size, const char *label, size_t i,
+		      const struct conn_plan *plan)
 {
 	if (i == 0)
 		snprintf(buf, size, "%s: full handshake", label);
+	else if (plan->s_bytes == plan->c_bytes)
+		snprintf(buf, size, "%s: resumed #%zu (%zu B each way)", label, i, plan->s_bytes);
 	else
-		snprintf(buf, size, "%s: resumed #%zu (%zu B each way)", label, i, bytes);
+		snprintf(buf, size, "%s: resumed #%zu (%zu B from the server, %zu B to it)", label,
+			 i, plan->s_bytes, plan->c_bytes);
 }
 
 /*
@@ -166,12 +178,12 @@ static void serve(int lfd, const char *label, const char *suite, enum sotls_resu
 		set_nonblock(fd);
 		sotls_kconn_set_test_rx_delay_us(plans[i].rx_delay ? RX_DELAY_US : 0);
 		char name[160];
-		conn_name(name, sizeof(name), label, i, plans[i].s_bytes);
+		conn_name(name, sizeof(name), label, i, &plans[i]);
 		struct resume_side s = {.name = name, .server = 1, .suite = suite};
 		s.resumed = i == 0 ? SOTLS_RESUMED_NONE : kind;
 		s.kernel = suite_in_kernel(suite, &s.reason);
 		s.tx = plans[i].s_bytes, s.rx = plans[i].c_bytes;
-		s.tx_seed = seed0 + 2 * (unsigned)i + 1, s.rx_seed = seed0 + 2 * (unsigned)i;
+		s.tx_seed = data_seed(seed0, i, 1), s.rx_seed = data_seed(seed0, i, 0);
 		struct sotls_conn *c = NULL;
 		rc = sotls_conn_new(cfg, fd, &c);
 		if (rc == 0)
@@ -238,7 +250,7 @@ static void run_sotls_case(const char *suite, enum sotls_resumption kind)
 	size_t session_len = 0;
 	for (size_t i = 0; cfg != NULL && i < NCONN; i++) {
 		char name[160];
-		conn_name(name, sizeof(name), label, i, PLAN[i].c_bytes);
+		conn_name(name, sizeof(name), label, i, &PLAN[i]);
 		int fd = socket(AF_INET, SOCK_STREAM, 0);
 		if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
 			check(0, "%s: connect: %s", name, strerror(errno));
@@ -252,7 +264,7 @@ static void run_sotls_case(const char *suite, enum sotls_resumption kind)
 		s.resumed = i == 0 ? SOTLS_RESUMED_NONE : kind;
 		s.kernel = suite_in_kernel(suite, &s.reason);
 		s.tx = PLAN[i].c_bytes, s.rx = PLAN[i].s_bytes;
-		s.tx_seed = 10 + 2 * (unsigned)i, s.rx_seed = 10 + 2 * (unsigned)i + 1;
+		s.tx_seed = data_seed(10, i, 0), s.rx_seed = data_seed(10, i, 1);
 		struct sotls_conn *c = NULL;
 		int rc = sotls_conn_new(cfg, fd, &c);
 		if (rc == 0 && i > 0)
@@ -372,7 +384,7 @@ static void run_openssl_case(const char *openssl, const char *dir, const char *s
 	snprintf(out, sizeof(out), "%s/out", dir);
 	unlink(sess);
 	if (write_file(ca, g_ca.pem, 0, 0) != 0 ||
-	    write_file(in, NULL, OPENSSL_PLAN[0].c_bytes, 20) != 0) {
+	    write_file(in, NULL, OPENSSL_PLAN[0].c_bytes, data_seed(20, 0, 0)) != 0) {
 		check(0, "%s: files in %s: %s", label, dir, strerror(errno));
 		return;
 	}
@@ -400,28 +412,29 @@ static void run_openssl_case(const char *openssl, const char *dir, const char *s
 		int ok = run_s_client(argv, in, out);
 		size_t len;
 		char *text = read_file(out, &len);
-		check(ok, "%s: s_client #%d exited 0", label, i);
+		char name[160];
+		conn_name(name, sizeof(name), label, (size_t)i, &OPENSSL_PLAN[i]);
+		check(ok, "%s: s_client exited 0", name);
 		const char *want = i == 0 ? "New, TLSv1.2, Cipher is "
 					  : "Reused, TLSv1.2, Cipher is ";
-		check(text != NULL && strstr(text, want) != NULL, "%s: s_client #%d says \"%s\"",
-		      label, i, want);
+		check(text != NULL && strstr(text, want) != NULL, "%s: s_client says \"%s\"", name,
+		      want);
 		/* The server's data, in order, between s_client's own lines. */
 		char *data = malloc(OPENSSL_PLAN[i].s_bytes);
 		for (size_t j = 0; data != NULL && j < OPENSSL_PLAN[i].s_bytes; j++)
-			data[j] = (char)resume_pattern(j, 20 + 2 * (unsigned)i + 1);
+			data[j] = (char)resume_pattern(j, data_seed(20, (size_t)i, 1));
 		check(text != NULL && data != NULL &&
 			      memmem(text, len, data, OPENSSL_PLAN[i].s_bytes) != NULL,
-		      "%s: s_client #%d printed the server's %zu bytes", label, i,
-		      OPENSSL_PLAN[i].s_bytes);
+		      "%s: s_client printed the server's %zu bytes", name, OPENSSL_PLAN[i].s_bytes);
 		if (!ok || text == NULL || strstr(text, want) == NULL)
 			printf("  s_client output:\n%.4000s\n", text ? text : "(none)");
 		free(data);
 		free(text);
 		if (!ok)
 			break;
-		/* The second connection sends the same stdin: the server wants
-		 * its seed. */
-		if (i == 0 && write_file(in, NULL, OPENSSL_PLAN[1].c_bytes, 22) != 0)
+		/* What the server expects from connection 1. */
+		if (i == 0 &&
+		    write_file(in, NULL, OPENSSL_PLAN[1].c_bytes, data_seed(20, 1, 0)) != 0)
 			break;
 	}
 	check(child_passed(server, 60), "%s: server process passed", label);
