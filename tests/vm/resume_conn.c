@@ -1,5 +1,7 @@
 #include "resume_conn.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,11 @@ static int wait_for(int fd, short events)
 	return poll(&p, 1, STEP_TIMEOUT_MS) == 1 ? 0 : -1;
 }
 
+static int set_cork(int fd, int on)
+{
+	return setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
+}
+
 /* Prints why the data step failed; returns -1. */
 static int pump_failed(struct sotls_conn *c, const struct resume_side *s, const char *what,
 		       ssize_t rc, size_t sent, size_t got)
@@ -86,6 +93,9 @@ static int pump(struct sotls_conn *c, int fd, const struct resume_side *s)
 		if (sent < s->tx) {
 			/* The rest of the same data, as a non-blocking sotls_send wants. */
 			ssize_t k = sotls_send(c, out + sent, s->tx - sent);
+			/* The first records are queued behind the Finished: out. */
+			if (k > 0 && s->cork && sent == 0 && set_cork(fd, 0) != 0)
+				rc = pump_failed(c, s, "uncork", SOTLS_ERR_SYSCALL, 0, got);
 			if (k > 0)
 				sent += (size_t)k, progress = 1;
 			else if ((events = events_for(k)) == 0)
@@ -171,9 +181,21 @@ int resume_converse(struct sotls_conn *c, int fd, const struct resume_side *s, u
 {
 	const char *who = s->server ? "server" : "client";
 	int failed = check_failed;
-	int rc;
-	while (events_for(rc = sotls_handshake(c)) != 0 && wait_for(fd, events_for(rc)) == 0)
-		;
+	int rc, hello_out = 0;
+	if (s->cork && set_cork(fd, 1) != 0)
+		check(0, "%s %s: TCP_CORK", s->name, who);
+	while (events_for(rc = sotls_handshake(c)) != 0) {
+		/* The cork held the ClientHello back, so the server cannot have
+		 * answered: it goes out now, and the cork is back on for the
+		 * Finished, the next thing a resuming client sends. */
+		if (s->cork && !hello_out) {
+			hello_out = set_cork(fd, 0) == 0 && set_cork(fd, 1) == 0;
+			check(hello_out && rc == SOTLS_WANT_READ,
+			      "%s %s: ClientHello out, TCP_CORK on for the Finished", s->name, who);
+		}
+		if (wait_for(fd, events_for(rc)) != 0)
+			break;
+	}
 	if (rc != 0) {
 		check(0, "%s %s: handshake: %s (%s)", s->name, who, sotls_strerror(rc),
 		      sotls_conn_error_detail(c));

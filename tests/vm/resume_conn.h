@@ -20,6 +20,10 @@ struct resume_side {
 	size_t tx, rx;			 /* bytes this side sends, receives */
 	unsigned tx_seed, rx_seed;	 /* of the data (resume_pattern) */
 	int peer_verified;		 /* expected sotls_info.peer_verified */
+	/* Client: TCP_CORK on from the ClientHello's flush until the first
+	 * data is sent, so the Finished and the first records leave in one
+	 * segment. */
+	int cork;
 };
 
 /* The byte at off of the data with this seed: printable text (lines of 63

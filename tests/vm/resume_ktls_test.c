@@ -8,7 +8,10 @@
  * first and the client's Finished ends it: the server sends right behind
  * reading it, the client right behind sending it, at once (1 byte, 16 KiB +
  * 1, 1 MiB each way), so the records are in flight, or queued in the
- * socket, while each side hands its keys and sequence numbers to the kernel.
+ * socket, while each side hands its keys and sequence numbers to the kernel;
+ * once the client's Finished and its first record share one TCP segment
+ * (TCP_CORK), so the server's handshake reader finds data right behind the
+ * Finished it reads.
  * Each side checks sotls_info.resumed, the paths, the data byte for byte,
  * and close_notify both ways.
  *
@@ -56,26 +59,36 @@ static const struct test_san SERVER_SANS[] = {{SOTLS_SAN_DNS, SERVER_NAME, 11}};
 static enum { EXPECT_KERNEL, EXPECT_STOCK, EXPECT_HOST } g_expect;
 
 /* One connection of a case: what each side sends right behind its
- * handshake, and whether both delay their TLS_RX install. */
+ * handshake, and how the records meet the peer. */
 struct conn_plan {
 	size_t s_bytes, c_bytes;
-	int rx_delay;
+	enum {
+		TIMING_FREE,	 /* whatever the scheduler gives */
+		TIMING_RX_DELAY, /* both sides delay TLS_RX: the peer's records are queued */
+		TIMING_CORK,	 /* the client's Finished and first records in one segment */
+	} timing;
 };
 
-/* The full handshake, then the resumed ones: the smallest and the largest
- * with the peer's records surely queued before TLS_RX, the middle one with
- * whatever timing the scheduler gives. */
+/* The full handshake, then the resumptions. */
 static const struct conn_plan PLAN[] = {
-	{1, 1, 0},
-	{1, 1, 1},
-	{16385, 16385, 0},
-	{1 << 20, 1 << 20, 1},
+	{1, 1, TIMING_FREE},
+	{1, 1, TIMING_RX_DELAY},
+	{16385, 16385, TIMING_CORK},
+	{1 << 20, 1 << 20, TIMING_RX_DELAY},
+	{1, 1, TIMING_FREE},
 };
 #define NCONN (sizeof(PLAN) / sizeof(PLAN[0]))
 
 /* The openssl peer: its stdin goes to the server, the server's data to
  * its stdout. */
-static const struct conn_plan OPENSSL_PLAN[] = {{16385, 4097, 0}, {16385, 4097, 1}};
+static const struct conn_plan OPENSSL_PLAN[] = {{16385, 4097, TIMING_FREE},
+						{16385, 4097, TIMING_RX_DELAY}};
+
+/* The TLS_RX install delay of both sides of a connection. */
+static unsigned rx_delay_of(const struct conn_plan *p)
+{
+	return p->timing == TIMING_RX_DELAY ? RX_DELAY_US : 0;
+}
 
 /* Whether suite goes to the kernel here; if not, the reason sotls gives. */
 static int suite_in_kernel(const char *suite, const char **reason)
@@ -176,7 +189,7 @@ static void serve(int lfd, const char *label, const char *suite, enum sotls_resu
 			break;
 		}
 		set_nonblock(fd);
-		sotls_kconn_set_test_rx_delay_us(plans[i].rx_delay ? RX_DELAY_US : 0);
+		sotls_kconn_set_test_rx_delay_us(rx_delay_of(&plans[i]));
 		char name[160];
 		conn_name(name, sizeof(name), label, i, &plans[i]);
 		struct resume_side s = {.name = name, .server = 1, .suite = suite};
@@ -259,11 +272,12 @@ static void run_sotls_case(const char *suite, enum sotls_resumption kind)
 			break;
 		}
 		set_nonblock(fd);
-		sotls_kconn_set_test_rx_delay_us(PLAN[i].rx_delay ? RX_DELAY_US : 0);
+		sotls_kconn_set_test_rx_delay_us(rx_delay_of(&PLAN[i]));
 		struct resume_side s = {.name = name, .suite = suite, .peer_verified = 1};
 		s.resumed = i == 0 ? SOTLS_RESUMED_NONE : kind;
 		s.kernel = suite_in_kernel(suite, &s.reason);
 		s.tx = PLAN[i].c_bytes, s.rx = PLAN[i].s_bytes;
+		s.cork = PLAN[i].timing == TIMING_CORK;
 		s.tx_seed = data_seed(10, i, 0), s.rx_seed = data_seed(10, i, 1);
 		struct sotls_conn *c = NULL;
 		int rc = sotls_conn_new(cfg, fd, &c);
