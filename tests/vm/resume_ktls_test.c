@@ -13,7 +13,9 @@
  * (TCP_CORK), so the server's handshake reader finds data right behind the
  * Finished it reads.
  * Each side checks sotls_info.resumed, the paths, the data byte for byte,
- * and close_notify both ways.
+ * and close_notify both ways. In the ticket cases the first resumption
+ * renews the ticket (the server's NewSessionTicket in the abbreviated
+ * handshake) and the later ones must offer the renewed one.
  *
  *   resume_ktls_test --expect kernel  aria_generic.ko loaded: all four suites
  *                                     in the kernel both ways on both sides
@@ -35,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -83,6 +86,7 @@ static const struct conn_plan PLAN[] = {
  * its stdout. */
 static const struct conn_plan OPENSSL_PLAN[] = {{16385, 4097, TIMING_FREE},
 						{16385, 4097, TIMING_RX_DELAY}};
+#define NOPENSSL (sizeof(OPENSSL_PLAN) / sizeof(OPENSSL_PLAN[0]))
 
 /* The TLS_RX install delay of both sides of a connection. */
 static unsigned rx_delay_of(const struct conn_plan *p)
@@ -164,6 +168,46 @@ static void conn_name(char *buf, size_t size, const char *label, size_t i,
 }
 
 /*
+ * The server's ticket keys (sotls_config_set_ticket_key_callback), named
+ * "AAAA..." and "BBBB...": A issues in the full handshake, B from the first
+ * resumption on. So the first resumption opens a ticket whose key no longer
+ * issues and renews it (RFC 5077 §3.3: a NewSessionTicket in the
+ * abbreviated handshake, before ChangeCipherSpec), and every later one must
+ * offer that renewed ticket, which only the client's storing of it gives.
+ */
+struct ticket_keys {
+	uint8_t secret[2][32];
+	char issuing; /* 'A' or 'B' */
+	char opened;  /* the key asked to open a ticket in this handshake, or 0 */
+};
+
+static int ticket_key_cb(void *arg, const uint8_t *name, struct sotls_ticket_key *key)
+{
+	struct ticket_keys *t = arg;
+	char which = name == NULL ? t->issuing : (char)name[0];
+	if (which != 'A' && which != 'B')
+		return 0;
+	for (size_t i = 0; name != NULL && i < sizeof(key->name); i++)
+		if (name[i] != which)
+			return 0;
+	/* The core also asks for the issuing key (name NULL) to see whether
+	 * an opened ticket needs renewal: only named requests are openings. */
+	if (name != NULL)
+		t->opened = which;
+	memset(key->name, which, sizeof(key->name));
+	memcpy(key->secret, t->secret[which - 'A'], sizeof(key->secret));
+	key->intro = (int64_t)time(NULL) - 60;
+	key->expiry = 0;
+	return 1;
+}
+
+/* Ticket cases: the key connection i must have opened. */
+static char ticket_key_opened(size_t i)
+{
+	return i == 0 ? 0 : i == 1 ? 'A' : 'B';
+}
+
+/*
  * The server process of a case: one configuration (its session cache and
  * ticket keys) for n connections accepted in turn on lfd; connection i
  * expects plans[i] and, after the first, resumption of kind `kind`. Exits
@@ -181,6 +225,12 @@ static void serve(int lfd, const char *label, const char *suite, enum sotls_resu
 							 own->key_pem, strlen(own->key_pem) + 1);
 	if (rc == 0)
 		rc = sotls_config_set_suites(cfg, suite);
+	struct ticket_keys keys = {.issuing = 'A'};
+	if (rc == 0 && kind == SOTLS_RESUMED_TICKET) {
+		rc = getrandom(keys.secret, sizeof(keys.secret), 0) == sizeof(keys.secret)
+			     ? sotls_config_set_ticket_key_callback(cfg, ticket_key_cb, &keys)
+			     : SOTLS_ERR_SYSCALL;
+	}
 	check(rc == 0, "%s server: configuration: %s", label, sotls_strerror(rc));
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		int fd = accept(lfd, NULL, NULL);
@@ -199,10 +249,20 @@ static void serve(int lfd, const char *label, const char *suite, enum sotls_resu
 		s.tx_seed = data_seed(seed0, i, 1), s.rx_seed = data_seed(seed0, i, 0);
 		struct sotls_conn *c = NULL;
 		rc = sotls_conn_new(cfg, fd, &c);
+		keys.issuing = i == 0 ? 'A' : 'B';
+		keys.opened = 0;
 		if (rc == 0)
 			resume_converse(c, fd, &s, NULL, NULL);
 		else
 			check(0, "%s: sotls_conn_new: %s", name, sotls_strerror(rc));
+		if (kind == SOTLS_RESUMED_TICKET)
+			check(keys.opened == ticket_key_opened(i),
+			      "%s server: ticket key opened: %c (want %c%s)", name,
+			      keys.opened ? keys.opened : '-',
+			      ticket_key_opened(i) ? ticket_key_opened(i) : '-',
+			      i == 1   ? ", then renewed under B"
+			      : i > 1 ? ": the ticket renewed in resumed #1"
+				      : "");
 		sotls_conn_free(c);
 		close(fd);
 	}
@@ -250,7 +310,8 @@ static struct sotls_config *client_config(const char *suite, enum sotls_resumpti
 }
 
 /* One case against a sotls client: the full handshake, then NCONN - 1
- * resumptions of its session. */
+ * resumptions, each of the session the connection before left (a ticket
+ * renewed in an abbreviated handshake replaces the old one). */
 static void run_sotls_case(const char *suite, enum sotls_resumption kind)
 {
 	char label[64];
@@ -285,11 +346,13 @@ static void run_sotls_case(const char *suite, enum sotls_resumption kind)
 			rc = sotls_conn_set_session(c, session, session_len);
 		check(rc == 0, "%s client: connection%s: %s", name, i > 0 ? " and session" : "",
 		      sotls_strerror(rc));
+		uint8_t *next = NULL;
 		if (rc == 0)
-			resume_converse(c, fd, &s, i == 0 ? &session : NULL, &session_len);
+			resume_converse(c, fd, &s, &next, &session_len);
 		sotls_conn_free(c);
 		close(fd);
-		if (session == NULL)
+		free(session);
+		if ((session = next) == NULL)
 			break;
 	}
 	free(session);
@@ -312,13 +375,14 @@ static const char *openssl_cipher(const char *suite)
 	return NULL;
 }
 
-/* Writes n bytes of the pattern with seed (or the text s, n 0) to path. */
+/* Writes the text s (if not NULL), then n bytes of the pattern with seed,
+ * to path. */
 static int write_file(const char *path, const char *s, size_t n, unsigned seed)
 {
 	FILE *f = fopen(path, "w");
 	if (f == NULL)
 		return -1;
-	if (n == 0)
+	if (s != NULL)
 		fputs(s, f);
 	for (size_t i = 0; i < n; i++)
 		fputc(resume_pattern(i, seed), f);
@@ -397,15 +461,21 @@ static void run_openssl_case(const char *openssl, const char *dir, const char *s
 	snprintf(in, sizeof(in), "%s/in", dir);
 	snprintf(out, sizeof(out), "%s/out", dir);
 	unlink(sess);
-	if (write_file(ca, g_ca.pem, 0, 0) != 0 ||
-	    write_file(in, NULL, OPENSSL_PLAN[0].c_bytes, data_seed(20, 0, 0)) != 0) {
-		check(0, "%s: files in %s: %s", label, dir, strerror(errno));
+	if (write_file(ca, g_ca.pem, 0, 0) != 0) {
+		check(0, "%s: %s: %s", label, ca, strerror(errno));
 		return;
 	}
 	struct sockaddr_in addr;
-	pid_t server = start_server(&addr, label, suite, kind, OPENSSL_PLAN, 2, 20);
+	pid_t server = start_server(&addr, label, suite, kind, OPENSSL_PLAN, NOPENSSL, 20);
 	snprintf(port, sizeof(port), "127.0.0.1:%d", ntohs(addr.sin_port));
-	for (int i = 0; i < 2; i++) {
+	for (size_t i = 0; i < NOPENSSL; i++) {
+		char name[160];
+		conn_name(name, sizeof(name), label, i, &OPENSSL_PLAN[i]);
+		/* What the server expects from this connection. */
+		if (write_file(in, NULL, OPENSSL_PLAN[i].c_bytes, data_seed(20, i, 0)) != 0) {
+			check(0, "%s: %s: %s", name, in, strerror(errno));
+			break;
+		}
 		char *argv[24];
 		int n = 0;
 		argv[n++] = (char *)openssl;
@@ -419,6 +489,7 @@ static void run_openssl_case(const char *openssl, const char *dir, const char *s
 		argv[n++] = "-cipher", argv[n++] = (char *)openssl_cipher(suite);
 		argv[n++] = "-ign_eof";
 		argv[n++] = "-nocommands";
+		/* s_client writes -sess_out after full handshakes only. */
 		argv[n++] = i == 0 ? "-sess_out" : "-sess_in", argv[n++] = sess;
 		if (kind == SOTLS_RESUMED_SESSION_ID)
 			argv[n++] = "-no_ticket";
@@ -426,17 +497,27 @@ static void run_openssl_case(const char *openssl, const char *dir, const char *s
 		int ok = run_s_client(argv, in, out);
 		size_t len;
 		char *text = read_file(out, &len);
-		char name[160];
-		conn_name(name, sizeof(name), label, (size_t)i, &OPENSSL_PLAN[i]);
 		check(ok, "%s: s_client exited 0", name);
 		const char *want = i == 0 ? "New, TLSv1.2, Cipher is "
 					  : "Reused, TLSv1.2, Cipher is ";
 		check(text != NULL && strstr(text, want) != NULL, "%s: s_client says \"%s\"", name,
 		      want);
+		/* The ticket s_client holds (its session dump): the key name
+		 * leads it, A's from the full handshake, B's from the renewal
+		 * in the abbreviated one. */
+		if (kind == SOTLS_RESUMED_TICKET) {
+			char key = i == 0 ? 'A' : 'B', dump[64] = "0000 -";
+			/* "0000 - 41 41 41 41 41 41 41 41-41 41 ..." */
+			for (size_t at = 6, b = 0; b < 16; b++, at += 3)
+				snprintf(dump + at, sizeof(dump) - at, "%c%x", b == 8 ? '-' : ' ',
+					 (unsigned)key);
+			check(text != NULL && strstr(text, dump) != NULL,
+			      "%s: s_client holds a ticket under key %c", name, key);
+		}
 		/* The server's data, in order, between s_client's own lines. */
 		char *data = malloc(OPENSSL_PLAN[i].s_bytes);
 		for (size_t j = 0; data != NULL && j < OPENSSL_PLAN[i].s_bytes; j++)
-			data[j] = (char)resume_pattern(j, data_seed(20, (size_t)i, 1));
+			data[j] = (char)resume_pattern(j, data_seed(20, i, 1));
 		check(text != NULL && data != NULL &&
 			      memmem(text, len, data, OPENSSL_PLAN[i].s_bytes) != NULL,
 		      "%s: s_client printed the server's %zu bytes", name, OPENSSL_PLAN[i].s_bytes);
@@ -445,10 +526,6 @@ static void run_openssl_case(const char *openssl, const char *dir, const char *s
 		free(data);
 		free(text);
 		if (!ok)
-			break;
-		/* What the server expects from connection 1. */
-		if (i == 0 &&
-		    write_file(in, NULL, OPENSSL_PLAN[1].c_bytes, data_seed(20, 1, 0)) != 0)
 			break;
 	}
 	check(child_passed(server, 60), "%s: server process passed", label);
