@@ -1,5 +1,6 @@
 #include "resume_conn.h"
 
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -10,7 +11,7 @@
 #include "vm_check.h"
 
 /* A peer that stops answering fails the step instead of hanging the VM. */
-#define STEP_TIMEOUT_MS 30000
+#define STEP_TIMEOUT_MS 30000 /* "no progress in 30 s" below */
 
 uint8_t resume_pattern(uint64_t off, unsigned seed)
 {
@@ -54,13 +55,17 @@ static int set_cork(int fd, int on)
 
 /* Prints why the data step failed; returns -1. */
 static int pump_failed(struct sotls_conn *c, const struct resume_side *s, const char *what,
-		       ssize_t rc, size_t sent, size_t got)
+		       const char *why, size_t sent, size_t got)
 {
 	printf("  %s %s: %s at %zu sent, %zu received: %s (%s)\n", s->name,
-	       s->server ? "server" : "client", what, sent, got,
-	       rc == 0 ? "close_notify too early" : sotls_strerror((int)rc),
-	       sotls_conn_error_detail(c));
+	       s->server ? "server" : "client", what, sent, got, why, sotls_conn_error_detail(c));
 	return -1;
+}
+
+/* Why a send or receive that gave no bytes and no SOTLS_WANT_* failed. */
+static const char *failure(ssize_t rc)
+{
+	return rc == 0 ? "0: the end of the stream, too early" : sotls_strerror((int)rc);
 }
 
 /* Checks received bytes against the pattern from offset got; -1 with the
@@ -95,11 +100,11 @@ static int pump(struct sotls_conn *c, int fd, const struct resume_side *s)
 			ssize_t k = sotls_send(c, out + sent, s->tx - sent);
 			/* The first records are queued behind the Finished: out. */
 			if (k > 0 && s->cork && sent == 0 && set_cork(fd, 0) != 0)
-				rc = pump_failed(c, s, "uncork", SOTLS_ERR_SYSCALL, 0, got);
+				rc = pump_failed(c, s, "uncork", strerror(errno), 0, got);
 			if (k > 0)
 				sent += (size_t)k, progress = 1;
 			else if ((events = events_for(k)) == 0)
-				rc = pump_failed(c, s, "send", k, sent, got);
+				rc = pump_failed(c, s, "send", failure(k), sent, got);
 		}
 		if (rc == 0 && got < s->rx) {
 			size_t room = s->rx - got < sizeof(in) ? s->rx - got : sizeof(in);
@@ -110,11 +115,11 @@ static int pump(struct sotls_conn *c, int fd, const struct resume_side *s)
 			} else if (events_for(k) != 0) {
 				events |= events_for(k);
 			} else {
-				rc = pump_failed(c, s, "recv", k, sent, got);
+				rc = pump_failed(c, s, "recv", failure(k), sent, got);
 			}
 		}
 		if (rc == 0 && !progress && wait_for(fd, events) != 0)
-			rc = pump_failed(c, s, "stalled", SOTLS_WANT_READ, sent, got);
+			rc = pump_failed(c, s, "stalled", "no progress in 30 s", sent, got);
 	}
 	free(out);
 	return rc;
