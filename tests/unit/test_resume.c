@@ -1,0 +1,694 @@
+/*
+ * Session resumption's modules (lib/handshake/session_cache.c,
+ * session_state.c, ticket_keys.c, resume.c) and the rules they apply,
+ * sotls <-> sotls and sotls <-> a plain mbedTLS client over socketpairs,
+ * with the clock in the test's hand. The real-peer tests (OpenSSL,
+ * Python) are tests/interop/resumption.py.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <mbedtls/pk.h>
+#include <mbedtls/ssl.h>
+#include <mbedtls/ssl_cache.h>
+#include <mbedtls/x509_crt.h>
+
+#include "ephemeral_cert.h"
+#include "resume.h"
+#include "sotls.h"
+
+static char g_cert[4096], g_key[1024]; /* CN=localhost */
+static int64_t g_now = 1800000000;
+
+static int64_t test_clock(void)
+{
+	return g_now;
+}
+
+/* ---- the cache ---- */
+
+static void id_of(uint8_t id[32], unsigned i)
+{
+	memset(id, 0xA5, 32);
+	memcpy(id, &i, sizeof(i));
+}
+
+/* The issue's bound: 10,000 distinct sessions into a cache of 1,000. */
+static void test_cache_bound(void **state)
+{
+	(void)state;
+	struct sotls_session_cache *c = sotls_session_cache_new(1000, 1u << 20);
+	assert_non_null(c);
+	uint8_t id[32], data[200], buf[SOTLS_SESSION_MAX];
+	size_t n, bytes, peak = 0;
+	for (unsigned i = 0; i < 10000; i++) {
+		id_of(id, i);
+		memset(data, (int)(i & 0xff), sizeof(data));
+		sotls_session_cache_put(c, id, 32, data, 100 + i % 100, 3600);
+		sotls_session_cache_usage(c, &n, &bytes);
+		assert_true(n <= 1000);
+		assert_true(bytes <= 1u << 20);
+		peak = n > peak ? n : peak;
+	}
+	assert_int_equal(peak, 1000);
+	/* The oldest went first; the newest 1,000 are all there, intact. */
+	id_of(id, 8999);
+	assert_int_equal(sotls_session_cache_get(c, id, 32, buf, sizeof(buf)), 0);
+	for (unsigned i = 9000; i < 10000; i++) {
+		id_of(id, i);
+		ssize_t got = sotls_session_cache_get(c, id, 32, buf, sizeof(buf));
+		assert_int_equal(got, 100 + i % 100);
+		assert_int_equal(buf[0], i & 0xff);
+	}
+	/* Too small a buffer is a miss, not a partial copy. */
+	assert_int_equal(sotls_session_cache_get(c, id, 32, buf, 10), 0);
+	sotls_session_cache_del(c, id, 32);
+	assert_int_equal(sotls_session_cache_get(c, id, 32, buf, sizeof(buf)), 0);
+	sotls_session_cache_free(c);
+}
+
+/* The byte bound, replacement under the same ID, and expiry. */
+static void test_cache_bytes_and_time(void **state)
+{
+	(void)state;
+	struct sotls_session_cache *c = sotls_session_cache_new(1000, 10000);
+	uint8_t id[32], data[3000] = {0}, buf[4000];
+	size_t n, bytes;
+	for (unsigned i = 0; i < 50; i++) {
+		id_of(id, i);
+		sotls_session_cache_put(c, id, 32, data, sizeof(data), 60);
+		sotls_session_cache_usage(c, &n, &bytes);
+		assert_true(bytes <= 10000);
+	}
+	assert_int_equal(n, 3);
+	data[0] = 7;
+	sotls_session_cache_put(c, id, 32, data, 10, 60); /* the same ID again */
+	sotls_session_cache_usage(c, &n, &bytes);
+	assert_int_equal(n, 3);
+	assert_int_equal(sotls_session_cache_get(c, id, 32, buf, sizeof(buf)), 10);
+	assert_int_equal(buf[0], 7);
+	g_now += 61;
+	assert_int_equal(sotls_session_cache_get(c, id, 32, buf, sizeof(buf)), 0);
+	/* A session larger than the whole bound is not kept. */
+	uint8_t big[12000] = {0};
+	sotls_session_cache_put(c, id, 32, big, sizeof(big), 60);
+	assert_int_equal(sotls_session_cache_get(c, id, 32, big, sizeof(big)), 0);
+	sotls_session_cache_free(c);
+}
+
+/* Eight threads putting and getting at once (run under TSan/ASan by the
+ * sanitizer suite). */
+static void *cache_worker(void *arg)
+{
+	struct sotls_session_cache *c = arg;
+	uint8_t id[32], data[64] = {1}, buf[64];
+	for (unsigned i = 0; i < 20000; i++) {
+		id_of(id, i % 3000);
+		sotls_session_cache_put(c, id, 32, data, sizeof(data), 3600);
+		(void)sotls_session_cache_get(c, id, 32, buf, sizeof(buf));
+	}
+	return NULL;
+}
+
+static void test_cache_threads(void **state)
+{
+	(void)state;
+	struct sotls_session_cache *c = sotls_session_cache_new(2000, 1u << 20);
+	pthread_t t[8];
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, cache_worker, c), 0);
+	for (int i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	size_t n, bytes;
+	sotls_session_cache_usage(c, &n, &bytes);
+	assert_true(n <= 2000 && bytes == n * 64);
+	sotls_session_cache_free(c);
+}
+
+/* ---- the session's bytes ---- */
+
+static void test_state_strict(void **state)
+{
+	(void)state;
+	uint8_t mbed[40], peer[7] = {1, 2, 3, 4, 5, 6, 7};
+	memset(mbed, 0x3c, sizeof(mbed));
+	struct sotls_session_state st = {.role = SOTLS_SESSION_ROLE_SERVER, .suite = 0xC05C,
+					 .issued = 12345, .lifetime = 600, .peer = peer,
+					 .peer_len = sizeof(peer), .mbed = mbed,
+					 .mbed_len = sizeof(mbed)};
+	strcpy(st.sni, "a.test");
+	size_t len = sotls_session_state_size(&st);
+	uint8_t buf[256];
+	sotls_session_state_encode(&st, buf);
+	struct sotls_session_state out;
+	assert_int_equal(sotls_session_state_decode(&out, buf, len), 0);
+	assert_int_equal(out.suite, 0xC05C);
+	assert_int_equal(out.issued, 12345);
+	assert_string_equal(out.sni, "a.test");
+	assert_int_equal(out.mbed_len, sizeof(mbed));
+	assert_memory_equal(out.peer, peer, sizeof(peer));
+	/* Every truncation and every extension is refused. */
+	for (size_t i = 0; i < len; i++)
+		assert_int_equal(sotls_session_state_decode(&out, buf, i), SOTLS_ERR_SESSION);
+	buf[len] = 0;
+	assert_int_equal(sotls_session_state_decode(&out, buf, len + 1), SOTLS_ERR_SESSION);
+	/* A length field that points past the end, another version. */
+	buf[4] = 2;
+	assert_int_equal(sotls_session_state_decode(&out, buf, len), SOTLS_ERR_SESSION);
+	buf[4] = SOTLS_SESSION_VERSION;
+	buf[20] = 200; /* sni_len */
+	assert_int_equal(sotls_session_state_decode(&out, buf, len), SOTLS_ERR_SESSION);
+}
+
+/* ---- tickets ---- */
+
+static void test_ticket_tamper(void **state)
+{
+	(void)state;
+	struct sotls_ticket_keyring *r = sotls_ticket_keyring_new();
+	sotls_ticket_keyring_set_times(r, 7200, 3600);
+	uint8_t st[100], t[100 + SOTLS_TICKET_OVERHEAD], out[100];
+	for (size_t i = 0; i < sizeof(st); i++)
+		st[i] = (uint8_t)i;
+	uint32_t hint;
+	assert_int_equal(sotls_ticket_seal(r, st, sizeof(st), t, &hint), 0);
+	assert_int_equal(hint, 7200);
+	size_t n;
+	bool renew;
+	assert_int_equal(sotls_ticket_open(r, t, sizeof(t), out, &n, &renew), 0);
+	assert_int_equal(n, sizeof(st));
+	assert_memory_equal(out, st, sizeof(st));
+	assert_false(renew);
+	/* Any flipped bit (name, nonce, ciphertext, tag) fails, as does any
+	 * truncation. */
+	for (size_t i = 0; i < sizeof(t); i++) {
+		t[i] ^= 0x10;
+		assert_int_equal(sotls_ticket_open(r, t, sizeof(t), out, &n, &renew),
+				 SOTLS_ERR_SESSION);
+		t[i] ^= 0x10;
+	}
+	for (size_t len = 0; len < sizeof(t); len++)
+		assert_int_not_equal(sotls_ticket_open(r, t, len, out, &n, &renew), 0);
+	sotls_ticket_keyring_free(r);
+}
+
+/* Automatic keys: a new one issues after the period, the old one still
+ * opens (renewing) for a ticket lifetime, then not. */
+static void test_ticket_rotation(void **state)
+{
+	(void)state;
+	struct sotls_ticket_keyring *r = sotls_ticket_keyring_new();
+	sotls_ticket_keyring_set_times(r, 100, 50);
+	uint8_t st[10] = {0}, t1[10 + SOTLS_TICKET_OVERHEAD], t2[sizeof(t1)], out[10];
+	uint32_t hint;
+	size_t n;
+	bool renew;
+	assert_int_equal(sotls_ticket_seal(r, st, sizeof(st), t1, &hint), 0);
+	g_now += 60;
+	assert_int_equal(sotls_ticket_seal(r, st, sizeof(st), t2, &hint), 0);
+	assert_memory_not_equal(t1, t2, 16); /* another key name */
+	assert_int_equal(sotls_ticket_open(r, t1, sizeof(t1), out, &n, &renew), 0);
+	assert_true(renew);
+	assert_int_equal(sotls_ticket_open(r, t2, sizeof(t2), out, &n, &renew), 0);
+	assert_false(renew);
+	g_now += 100; /* t1's key: intro + 50 + 100 is past */
+	assert_int_equal(sotls_ticket_open(r, t1, sizeof(t1), out, &n, &renew), SOTLS_ERR_SESSION);
+	sotls_ticket_keyring_free(r);
+}
+
+/* Given keys: the latest intro that has come issues; a future one does not;
+ * an expired one neither issues nor opens. */
+static void test_ticket_given_keys(void **state)
+{
+	(void)state;
+	struct sotls_ticket_keyring *r = sotls_ticket_keyring_new();
+	struct sotls_ticket_key a = {.intro = g_now - 100, .expiry = g_now + 1000};
+	struct sotls_ticket_key b = {.intro = g_now + 50, .expiry = 0};
+	memset(a.name, 'a', 16);
+	memset(b.name, 'b', 16);
+	assert_int_equal(sotls_ticket_keyring_add(r, &b), 0);
+	assert_int_equal(sotls_ticket_keyring_add(r, &a), 0);
+	uint8_t st[10] = {0}, t[10 + SOTLS_TICKET_OVERHEAD], out[10];
+	uint32_t hint;
+	size_t n;
+	bool renew;
+	assert_int_equal(sotls_ticket_seal(r, st, sizeof(st), t, &hint), 0);
+	assert_int_equal(t[0], 'a');
+	g_now += 60;
+	assert_int_equal(sotls_ticket_open(r, t, sizeof(t), out, &n, &renew), 0);
+	assert_true(renew); /* b issues now */
+	assert_int_equal(sotls_ticket_seal(r, st, sizeof(st), t, &hint), 0);
+	assert_int_equal(t[0], 'b');
+	g_now += 2000;
+	memset(t, 'a', 16);
+	assert_int_equal(sotls_ticket_open(r, t, sizeof(t), out, &n, &renew), SOTLS_ERR_SESSION);
+	sotls_ticket_keyring_free(r);
+}
+
+/* ---- sotls <-> sotls ---- */
+
+struct side {
+	struct sotls_config *cfg;
+	int fd;
+	int rc;
+	struct sotls_info info;
+	char detail[256];
+};
+
+static void *server_main(void *arg)
+{
+	struct side *s = arg;
+	struct sotls_conn *c;
+	s->rc = sotls_conn_new(s->cfg, s->fd, &c);
+	if (s->rc == 0) {
+		s->rc = sotls_handshake(c);
+		snprintf(s->detail, sizeof(s->detail), "%s", sotls_conn_error_detail(c));
+		s->info = (struct sotls_info)SOTLS_INFO_INIT;
+		sotls_get_info(c, &s->info);
+		char b[4];
+		if (s->rc == 0 && sotls_recv(c, b, sizeof(b)) == 4)
+			(void)sotls_send(c, b, 4);
+		sotls_conn_free(c);
+	}
+	close(s->fd);
+	return NULL;
+}
+
+/* One connection; the client offers sess (NULL: none) and exports into
+ * out. Returns the client's handshake result; *srv gets the server's. */
+static int connect_once(struct sotls_config *scfg, struct sotls_config *ccfg, const char *name,
+			const uint8_t *sess, size_t sess_len, uint8_t *out, size_t *out_len,
+			struct side *srv, struct sotls_info *cinfo)
+{
+	int fd[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+	*srv = (struct side){.cfg = scfg, .fd = fd[1]};
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, server_main, srv), 0);
+	struct sotls_conn *c;
+	assert_int_equal(sotls_conn_new(ccfg, fd[0], &c), 0);
+	if (name != NULL)
+		assert_int_equal(sotls_conn_set_server_name(c, name), 0);
+	if (sess != NULL)
+		assert_int_equal(sotls_conn_set_session(c, sess, sess_len), 0);
+	int rc = sotls_handshake(c);
+	*cinfo = (struct sotls_info)SOTLS_INFO_INIT;
+	sotls_get_info(c, cinfo);
+	/* The strings live as long as the connection. */
+	static char name_copy[256], suite_copy[64];
+	snprintf(name_copy, sizeof(name_copy), "%s", cinfo->server_name);
+	snprintf(suite_copy, sizeof(suite_copy), "%s", cinfo->suite);
+	cinfo->server_name = name_copy;
+	cinfo->suite = suite_copy;
+	if (rc == 0) {
+		char b[4];
+		assert_int_equal(sotls_send(c, "ping", 4), 4);
+		assert_int_equal(sotls_recv(c, b, 4), 4);
+		assert_memory_equal(b, "ping", 4);
+	}
+	if (out != NULL && rc == 0) {
+		int grc = sotls_conn_get_session(c, out, *out_len, out_len);
+		if (grc != 0)
+			*out_len = 0;
+	}
+	sotls_conn_free(c);
+	close(fd[0]);
+	pthread_join(t, NULL);
+	return rc;
+}
+
+static struct sotls_config *server_cfg(void)
+{
+	struct sotls_config *s = sotls_config_new(SOTLS_ROLE_SERVER);
+	assert_int_equal(sotls_config_set_cert_mem(s, g_cert, strlen(g_cert) + 1, g_key,
+						   strlen(g_key) + 1),
+			 0);
+	return s;
+}
+
+static struct sotls_config *client_cfg(bool tickets)
+{
+	struct sotls_config *c = sotls_config_new(SOTLS_ROLE_CLIENT);
+	assert_int_equal(sotls_config_set_verify(c, SOTLS_VERIFY_NONE), 0);
+	if (!tickets)
+		assert_int_equal(sotls_config_set_session_tickets(c, 0, 0), 0);
+	return c;
+}
+
+/* Full, then resumed by ticket or by session ID; both ends agree, the
+ * peer's chain carries over, and a session made for one name is not
+ * offered under another (RFC 6066 §3). */
+static void resume_both_ways(bool tickets)
+{
+	struct sotls_config *s = server_cfg(), *c = client_cfg(tickets);
+	uint8_t sess[SOTLS_SESSION_MAX], again[SOTLS_SESSION_MAX];
+	size_t len = sizeof(sess), len2 = sizeof(again);
+	struct side srv;
+	struct sotls_info ci;
+	enum sotls_resumption want = tickets ? SOTLS_RESUMED_TICKET : SOTLS_RESUMED_SESSION_ID;
+
+	assert_int_equal(connect_once(s, c, "localhost", NULL, 0, sess, &len, &srv, &ci), 0);
+	assert_int_equal(ci.resumed, SOTLS_RESUMED_NONE);
+	assert_true(len > 0);
+	assert_int_equal(connect_once(s, c, "localhost", sess, len, again, &len2, &srv, &ci), 0);
+	assert_int_equal(srv.rc, 0);
+	assert_int_equal(ci.resumed, want);
+	assert_int_equal(srv.info.resumed, want);
+	assert_int_equal(ci.peer_chain_len, 1); /* the server's chain, from the session */
+	assert_string_equal(ci.server_name, "localhost");
+	/* The session exported after a resumption resumes again. */
+	assert_true(len2 > 0);
+	assert_int_equal(connect_once(s, c, "localhost", again, len2, NULL, NULL, &srv, &ci), 0);
+	assert_int_equal(ci.resumed, want);
+	/* Another name: not offered, a full handshake. */
+	assert_int_equal(connect_once(s, c, "other.test", sess, len, NULL, NULL, &srv, &ci), 0);
+	assert_int_equal(ci.resumed, SOTLS_RESUMED_NONE);
+	assert_int_equal(srv.info.resumed, SOTLS_RESUMED_NONE);
+	/* Past its lifetime (7200 s by default on the server): full. */
+	g_now += 7300;
+	assert_int_equal(connect_once(s, c, "localhost", sess, len, NULL, NULL, &srv, &ci), 0);
+	assert_int_equal(ci.resumed, SOTLS_RESUMED_NONE);
+	assert_int_equal(srv.info.resumed, SOTLS_RESUMED_NONE);
+	sotls_config_free(s);
+	sotls_config_free(c);
+}
+
+static void test_resume_ticket(void **state)
+{
+	(void)state;
+	resume_both_ways(true);
+}
+
+static void test_resume_id(void **state)
+{
+	(void)state;
+	resume_both_ways(false);
+}
+
+/* A server with ticket key k and the suites in this order. */
+static struct sotls_config *ticket_server(const struct sotls_ticket_key *k, const char *suites)
+{
+	struct sotls_config *s = server_cfg();
+	assert_int_equal(sotls_config_add_ticket_key(s, k), 0);
+	assert_int_equal(sotls_config_set_suites(s, suites), 0);
+	return s;
+}
+
+/* A server's ticket under the client's session, taken to a server whose
+ * suite order now picks another suite: RFC 5246 §7.4.1.3, a full
+ * handshake, never the old secret under a new suite. */
+static void test_ticket_other_suite(void **state)
+{
+	(void)state;
+	struct sotls_ticket_key k = {.intro = g_now - 10};
+	memset(k.name, 'k', 16);
+	memset(k.secret, 's', 32);
+	struct sotls_config *c = client_cfg(true);
+	struct sotls_config *s1 = ticket_server(&k, "ARIA-128-GCM:AES-128-GCM");
+	struct sotls_config *s2 = ticket_server(&k, "AES-128-GCM:ARIA-128-GCM");
+	struct sotls_config *s3 = ticket_server(&k, "ARIA-128-GCM:AES-128-GCM");
+	uint8_t sess[SOTLS_SESSION_MAX];
+	size_t len = sizeof(sess);
+	struct side srv;
+	struct sotls_info ci;
+	assert_int_equal(connect_once(s1, c, "localhost", NULL, 0, sess, &len, &srv, &ci), 0);
+	assert_string_equal(ci.suite, "TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256");
+	assert_int_equal(connect_once(s2, c, "localhost", sess, len, NULL, NULL, &srv, &ci), 0);
+	assert_int_equal(ci.resumed, SOTLS_RESUMED_NONE);
+	assert_int_equal(srv.info.resumed, SOTLS_RESUMED_NONE);
+	assert_string_equal(ci.suite, "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256");
+	/* With the same key and order, another server takes it. */
+	assert_int_equal(connect_once(s3, c, "localhost", sess, len, NULL, NULL, &srv, &ci), 0);
+	assert_int_equal(ci.resumed, SOTLS_RESUMED_TICKET);
+	sotls_config_free(s1);
+	sotls_config_free(s2);
+	sotls_config_free(s3);
+	sotls_config_free(c);
+}
+
+/* Session bytes that are not a session; the API's state rules. */
+static void test_api_rules(void **state)
+{
+	(void)state;
+	struct sotls_config *s = server_cfg(), *c = client_cfg(true);
+	assert_int_equal(sotls_config_set_session_cache(c, 10, 0, 0), SOTLS_ERR_INVALID_ARGUMENT);
+	int fd[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+	struct sotls_conn *conn;
+	assert_int_equal(sotls_conn_new(c, fd[0], &conn), 0);
+	uint8_t junk[64] = "STLS";
+	assert_int_equal(sotls_conn_set_session(conn, junk, sizeof(junk)), SOTLS_ERR_SESSION);
+	size_t len;
+	assert_int_equal(sotls_conn_get_session(conn, NULL, 0, &len), SOTLS_ERR_BAD_STATE);
+	sotls_conn_free(conn);
+	assert_int_equal(sotls_config_set_session_store(s, sotls_session_cache_put, NULL, NULL,
+							NULL),
+			 SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_config_set_ticket_rotation(s, 0), SOTLS_ERR_INVALID_ARGUMENT);
+	close(fd[0]);
+	close(fd[1]);
+	sotls_config_free(s);
+	sotls_config_free(c);
+}
+
+/* ---- a plain mbedTLS client: the extended master secret rule ---- */
+
+static int mbed_rng(void *ctx, unsigned char *out, size_t len)
+{
+	(void)ctx;
+	return getrandom(out, len, 0) == (ssize_t)len ? 0 : -1;
+}
+
+static int fd_send(void *ctx, const unsigned char *buf, size_t len)
+{
+	ssize_t n = send(*(int *)ctx, buf, len, MSG_NOSIGNAL);
+	return n < 0 ? MBEDTLS_ERR_SSL_INTERNAL_ERROR : (int)n;
+}
+
+static int fd_recv(void *ctx, unsigned char *buf, size_t len)
+{
+	ssize_t n = recv(*(int *)ctx, buf, len, 0);
+	return n <= 0 ? MBEDTLS_ERR_SSL_CONN_EOF : (int)n;
+}
+
+/* A handshake with mbedTLS as the client, extended master secret on or
+ * off, offering *sess if it holds one; *sess gets the new session. */
+static int mbed_connect(struct sotls_config *scfg, bool ems, mbedtls_ssl_session *sess,
+			bool offer, struct side *srv)
+{
+	int fd[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+	*srv = (struct side){.cfg = scfg, .fd = fd[1]};
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, server_main, srv), 0);
+	mbedtls_ssl_config conf;
+	mbedtls_ssl_context ssl;
+	mbedtls_ssl_config_init(&conf);
+	mbedtls_ssl_init(&ssl);
+	assert_int_equal(mbedtls_ssl_config_defaults(&conf, MBEDTLS_SSL_IS_CLIENT,
+						     MBEDTLS_SSL_TRANSPORT_STREAM,
+						     MBEDTLS_SSL_PRESET_DEFAULT),
+			 0);
+	mbedtls_ssl_conf_authmode(&conf, MBEDTLS_SSL_VERIFY_NONE);
+	mbedtls_ssl_conf_rng(&conf, mbed_rng, NULL);
+	mbedtls_ssl_conf_extended_master_secret(&conf, ems ? MBEDTLS_SSL_EXTENDED_MS_ENABLED
+							   : MBEDTLS_SSL_EXTENDED_MS_DISABLED);
+	mbedtls_ssl_conf_session_tickets(&conf, MBEDTLS_SSL_SESSION_TICKETS_DISABLED);
+	assert_int_equal(mbedtls_ssl_setup(&ssl, &conf), 0);
+	mbedtls_ssl_set_bio(&ssl, &fd[0], fd_send, fd_recv, NULL);
+	if (offer)
+		assert_int_equal(mbedtls_ssl_set_session(&ssl, sess), 0);
+	int rc = mbedtls_ssl_handshake(&ssl);
+	if (rc == 0) {
+		unsigned char b[4];
+		assert_int_equal(mbedtls_ssl_write(&ssl, (const unsigned char *)"ping", 4), 4);
+		assert_int_equal(mbedtls_ssl_read(&ssl, b, 4), 4);
+		mbedtls_ssl_session_free(sess);
+		mbedtls_ssl_session_init(sess);
+		assert_int_equal(mbedtls_ssl_get_session(&ssl, sess), 0);
+	}
+	mbedtls_ssl_free(&ssl);
+	mbedtls_ssl_config_free(&conf);
+	close(fd[0]);
+	pthread_join(t, NULL);
+	return rc;
+}
+
+static void test_ems_rule(void **state)
+{
+	(void)state;
+	struct sotls_config *s = server_cfg();
+	mbedtls_ssl_session sess;
+	mbedtls_ssl_session_init(&sess);
+	struct side srv;
+	/* With EMS: cached, and resumed. */
+	assert_int_equal(mbed_connect(s, true, &sess, false, &srv), 0);
+	assert_int_equal(mbed_connect(s, true, &sess, true, &srv), 0);
+	assert_int_equal(srv.info.resumed, SOTLS_RESUMED_SESSION_ID);
+	/* The same session in a ClientHello without EMS: RFC 7627 §5.3,
+	 * the server aborts. */
+	assert_int_not_equal(mbed_connect(s, false, &sess, true, &srv), 0);
+	assert_int_equal(srv.rc, SOTLS_ERR_HANDSHAKE);
+	assert_non_null(strstr(srv.detail, "7627"));
+	/* A session made without EMS is not kept: offering it again gives a
+	 * full handshake, not an abort. */
+	mbedtls_ssl_session_free(&sess);
+	mbedtls_ssl_session_init(&sess);
+	assert_int_equal(mbed_connect(s, false, &sess, false, &srv), 0);
+	assert_int_equal(mbed_connect(s, false, &sess, true, &srv), 0);
+	assert_int_equal(srv.info.resumed, SOTLS_RESUMED_NONE);
+	mbedtls_ssl_session_free(&sess);
+	sotls_config_free(s);
+}
+
+/* The client's side of RFC 7627 §5.3: a plain mbedTLS server that keeps
+ * sessions in its own cache, first with EMS (the sotls client's session is
+ * made), then without: it resumes the session, and the client must abort. */
+struct mbed_server {
+	mbedtls_ssl_cache_context *cache;
+	bool ems;
+	int fd;
+	int rc;
+};
+
+static void *mbed_server_main(void *arg)
+{
+	struct mbed_server *m = arg;
+	mbedtls_x509_crt crt;
+	mbedtls_pk_context key;
+	mbedtls_ssl_config conf;
+	mbedtls_ssl_context ssl;
+	mbedtls_x509_crt_init(&crt);
+	mbedtls_pk_init(&key);
+	mbedtls_ssl_config_init(&conf);
+	mbedtls_ssl_init(&ssl);
+	m->rc = mbedtls_x509_crt_parse(&crt, (const unsigned char *)g_cert, strlen(g_cert) + 1);
+	if (m->rc == 0)
+		m->rc = mbedtls_pk_parse_key(&key, (const unsigned char *)g_key, strlen(g_key) + 1,
+					     NULL, 0, mbed_rng, NULL);
+	if (m->rc == 0)
+		m->rc = mbedtls_ssl_config_defaults(&conf, MBEDTLS_SSL_IS_SERVER,
+						    MBEDTLS_SSL_TRANSPORT_STREAM,
+						    MBEDTLS_SSL_PRESET_DEFAULT);
+	if (m->rc == 0) {
+		mbedtls_ssl_conf_rng(&conf, mbed_rng, NULL);
+		mbedtls_ssl_conf_extended_master_secret(&conf,
+							m->ems ? MBEDTLS_SSL_EXTENDED_MS_ENABLED
+							       : MBEDTLS_SSL_EXTENDED_MS_DISABLED);
+		mbedtls_ssl_conf_session_cache(&conf, m->cache, mbedtls_ssl_cache_get,
+					       mbedtls_ssl_cache_set);
+		m->rc = mbedtls_ssl_conf_own_cert(&conf, &crt, &key);
+	}
+	if (m->rc == 0)
+		m->rc = mbedtls_ssl_setup(&ssl, &conf);
+	if (m->rc == 0) {
+		mbedtls_ssl_set_bio(&ssl, &m->fd, fd_send, fd_recv, NULL);
+		m->rc = mbedtls_ssl_handshake(&ssl);
+		unsigned char b[4];
+		if (m->rc == 0 && mbedtls_ssl_read(&ssl, b, 4) == 4)
+			(void)mbedtls_ssl_write(&ssl, b, 4);
+	}
+	mbedtls_ssl_free(&ssl);
+	mbedtls_ssl_config_free(&conf);
+	mbedtls_pk_free(&key);
+	mbedtls_x509_crt_free(&crt);
+	close(m->fd);
+	return NULL;
+}
+
+static int to_mbed_server(mbedtls_ssl_cache_context *cache, bool ems, const uint8_t *sess,
+			  size_t sess_len, uint8_t *out, size_t *out_len, struct sotls_info *ci,
+			  char *detail, size_t detail_len)
+{
+	int fd[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+	struct mbed_server m = {.cache = cache, .ems = ems, .fd = fd[1]};
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, mbed_server_main, &m), 0);
+	struct sotls_config *cc = client_cfg(false);
+	struct sotls_conn *c;
+	assert_int_equal(sotls_conn_new(cc, fd[0], &c), 0);
+	assert_int_equal(sotls_conn_set_server_name(c, "localhost"), 0);
+	if (sess != NULL)
+		assert_int_equal(sotls_conn_set_session(c, sess, sess_len), 0);
+	int rc = sotls_handshake(c);
+	*ci = (struct sotls_info)SOTLS_INFO_INIT;
+	sotls_get_info(c, ci);
+	snprintf(detail, detail_len, "%s", sotls_conn_error_detail(c));
+	if (rc == 0) {
+		char b[4];
+		assert_int_equal(sotls_send(c, "ping", 4), 4);
+		assert_int_equal(sotls_recv(c, b, 4), 4);
+		if (out != NULL && sotls_conn_get_session(c, out, *out_len, out_len) != 0)
+			*out_len = 0;
+	}
+	sotls_conn_free(c);
+	sotls_config_free(cc);
+	close(fd[0]);
+	pthread_join(t, NULL);
+	return rc;
+}
+
+static void test_ems_rule_client(void **state)
+{
+	(void)state;
+	mbedtls_ssl_cache_context cache;
+	mbedtls_ssl_cache_init(&cache);
+	uint8_t sess[SOTLS_SESSION_MAX];
+	size_t len = sizeof(sess);
+	struct sotls_info ci;
+	char detail[256];
+	/* mbedTLS's cache reads the real clock. */
+	sotls_resume_set_test_clock(NULL);
+	assert_int_equal(to_mbed_server(&cache, true, NULL, 0, sess, &len, &ci, detail,
+					sizeof(detail)),
+			 0);
+	assert_true(len > 0);
+	assert_int_equal(to_mbed_server(&cache, true, sess, len, NULL, NULL, &ci, detail,
+					sizeof(detail)),
+			 0);
+	assert_int_equal(ci.resumed, SOTLS_RESUMED_SESSION_ID);
+	assert_int_equal(to_mbed_server(&cache, false, sess, len, NULL, NULL, &ci, detail,
+					sizeof(detail)),
+			 SOTLS_ERR_HANDSHAKE);
+	assert_non_null(strstr(detail, "7627"));
+	/* A full handshake without EMS leaves nothing to export. */
+	len = sizeof(sess);
+	assert_int_equal(to_mbed_server(&cache, false, NULL, 0, sess, &len, &ci, detail,
+					sizeof(detail)),
+			 0);
+	assert_int_equal(len, 0);
+	sotls_resume_set_test_clock(test_clock);
+	mbedtls_ssl_cache_free(&cache);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	sotls_resume_set_test_clock(test_clock);
+	return ephemeral_cert("localhost", g_cert, sizeof(g_cert), g_key, sizeof(g_key));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cache_bound),	  cmocka_unit_test(test_cache_bytes_and_time),
+		cmocka_unit_test(test_cache_threads),	  cmocka_unit_test(test_state_strict),
+		cmocka_unit_test(test_ticket_tamper),	  cmocka_unit_test(test_ticket_rotation),
+		cmocka_unit_test(test_ticket_given_keys), cmocka_unit_test(test_resume_ticket),
+		cmocka_unit_test(test_resume_id),	  cmocka_unit_test(test_ticket_other_suite),
+		cmocka_unit_test(test_api_rules),	  cmocka_unit_test(test_ems_rule),
+		cmocka_unit_test(test_ems_rule_client),
+	};
+	return cmocka_run_group_tests_name("resume", tests, setup, NULL);
+}
