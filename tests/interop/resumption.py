@@ -386,24 +386,24 @@ def check_reconnects(out):
           'connections 2-6 not all resumed: %s' % handshakes(out))
 
 
-def reconnect_ticket(env):
+def reconnect_threaded(env, kind):
+    """s_client -reconnect against the threaded echo server. By session ID
+    the server must have stored the session before the client can come
+    straight back on another thread: sotls stores it once the client's
+    Finished checks out, before its own Finished goes."""
     srv, port = env.echo_server()
-    out = env.s_client(port, '-servername', 'a.test', '-reconnect')
+    extra = ['-no_ticket'] if kind == 'session-id' else []
+    out = env.s_client(port, '-servername', 'a.test', '-reconnect', *extra)
     check_reconnects(out)
     check(out.count('Verify return code: 0 (ok)') == 6, 'not every connection verified')
     # In any order: one thread per connection, and no data to wait for, so
     # two connections' lines may come either way.
-    check_resumed(srv, ['no'] + ['ticket'] * 5, ordered=False)
+    check_resumed(srv, ['no'] + [kind] * 5, ordered=False)
 
 
 def reconnect_event_server(env, server_opts, client_opts):
-    """s_client -reconnect by session ID against the event server. The
-    threaded servers store a session after their Finished is out (mbedTLS's
-    handshake wrap-up), and -reconnect comes back at once: on a loaded
-    machine the next connection's thread may look the session up first (a
-    full handshake). The event server has one thread, so the store is done
-    before it reads another ClientHello. (-sess_out / -sess_in against the
-    threaded server waits for the echo, and so for the store.)"""
+    """s_client -reconnect by session ID against the single-threaded event
+    server, whose statistics count the resumptions."""
     srv, port = env.echo_server(*server_opts, binary=env.a.event_server)
     out = env.s_client(port, '-reconnect', *client_opts)
     check_reconnects(out)
@@ -982,8 +982,10 @@ def main():
     ap.add_argument('--workdir', required=True)
     a = ap.parse_args()
     tests = {
-        's_client-reconnect-ticket': reconnect_ticket,
-        's_client-reconnect-session-id': lambda e: reconnect_event_server(e, [], ['-no_ticket']),
+        's_client-reconnect-ticket': lambda e: reconnect_threaded(e, 'ticket'),
+        's_client-reconnect-session-id': lambda e: reconnect_threaded(e, 'session-id'),
+        's_client-reconnect-session-id-event-server':
+            lambda e: reconnect_event_server(e, [], ['-no_ticket']),
         's_client-sess-file-ticket': lambda e: sess_files(e, False),
         's_client-sess-file-session-id': lambda e: sess_files(e, True),
         'python-ticket': lambda e: python_session(e, False),
