@@ -4,6 +4,8 @@
  *              poll), checks every byte, prints the suite, the paths and the
  *              throughput; exit status 0 only if all N bytes came back right.
  *   otherwise: sends stdin and prints the echo.
+ * --sess-out / --sess-in keep the session in a file to resume it in a later
+ * run (an abbreviated handshake, RFC 5246 §7.3), by ticket or session ID.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,6 +26,8 @@
 #include <fcntl.h>
 
 #include "keylog_env.h"
+#include "resumed_name.h"
+#include "secret_file.h"
 #include "sotls.h"
 
 /* ": detail" when the connection has one, else "". */
@@ -58,6 +62,12 @@ static void usage(FILE *f)
 		"  --ktls MODE       auto | off | require (default auto)\n"
 		"  --max-frag-len N  ask for records of at most N bytes (RFC 6066): 512, 1024,\n"
 		"                    2048 or 4096\n"
+		"  --sess-out FILE   write the session to FILE (mode 0600: it holds the\n"
+		"                    master secret) after the handshake\n"
+		"  --sess-in FILE    offer the session in FILE (from --sess-out): resumed if\n"
+		"                    the server takes it and --servername is the one it was\n"
+		"                    made for; else a full handshake\n"
+		"  --no-tickets      take no session ticket (RFC 5077): resume by session ID\n"
 		"  --quiet           print only the result line and errors\n"
 		"  --help            this text\n");
 }
@@ -242,10 +252,10 @@ static int run_bytes(struct sotls_conn *c, int fd, unsigned long long total)
 	double gbps = secs > 0 ? (double)total * 8 / secs / 1e9 : 0;
 	if (!g_quiet)
 		printf("suite: %s (%s)\nTX path: %s (%s)\nRX path: %s (%s)\nAEAD: %s\n"
-		       "max_fragment_length: %u\n",
+		       "max_fragment_length: %u\nresumed: %s\n",
 		       info.suite, info.version, path_name(info.tx_path), info.tx_reason,
 		       path_name(info.rx_path), info.rx_reason, info.aead_impl,
-		       (unsigned)info.max_fragment_len);
+		       (unsigned)info.max_fragment_len, resumed_name(info.resumed));
 	printf("%llu bytes echoed and verified in %.3f s: %.2f Gbit/s each way%s\n", total, secs,
 	       gbps, closed == 0 ? ", closed with close_notify both ways" : "");
 	free(pattern);
@@ -277,6 +287,47 @@ static int run_stdin(struct sotls_conn *c, int fd)
 	return close_cleanly(c, fd) == 0 ? 0 : 1;
 }
 
+/* --sess-in: offers the session in path. A file that is missing or not a
+ * session sotls can offer only costs a full handshake (said on stderr). */
+static void offer_session(struct sotls_conn *c, const char *path)
+{
+	size_t len;
+	void *data = secret_file_read(AT_FDCWD, path, &len);
+	if (data == NULL) {
+		fprintf(stderr, "--sess-in %s: %s: full handshake\n", path, strerror(errno));
+		return;
+	}
+	int rc = sotls_conn_set_session(c, data, len);
+	secret_file_free(data, len);
+	if (rc != 0)
+		fprintf(stderr, "--sess-in %s: %s: full handshake\n", path, sotls_strerror(rc));
+}
+
+/* --sess-out: the handshake's session into path. Returns 0, or -1 (said on
+ * stderr). */
+static int save_session(struct sotls_conn *c, const char *path)
+{
+	size_t len = 0;
+	uint8_t *buf = NULL;
+	int rc = sotls_conn_get_session(c, NULL, 0, &len);
+	if (rc == SOTLS_ERR_BUFFER_TOO_SMALL) {
+		buf = malloc(len);
+		rc = buf != NULL ? sotls_conn_get_session(c, buf, len, &len) : SOTLS_ERR_OUT_OF_MEMORY;
+	}
+	if (rc == 0 && buf != NULL) {
+		struct iovec iov = {.iov_base = buf, .iov_len = len};
+		if (secret_file_write(AT_FDCWD, path, &iov, 1) != 0) {
+			fprintf(stderr, "--sess-out %s: %s\n", path, strerror(errno));
+			rc = -1;
+		}
+	} else {
+		fprintf(stderr, "--sess-out %s: %s\n", path, sotls_strerror(rc));
+		rc = -1;
+	}
+	secret_file_free(buf, len);
+	return rc;
+}
+
 static int parse_size(const char *s, unsigned long long *out)
 {
 	char *end;
@@ -305,10 +356,13 @@ int main(int argc, char **argv)
 		{"cipher", required_argument, NULL, 's'}, {"bytes", required_argument, NULL, 'b'},
 		{"ktls", required_argument, NULL, 't'},	  {"quiet", no_argument, NULL, 'q'},
 		{"max-frag-len", required_argument, NULL, 'm'},
+		{"sess-out", required_argument, NULL, 'O'}, {"sess-in", required_argument, NULL, 'I'},
+		{"no-tickets", no_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
 	};
 	const char *host = "127.0.0.1", *port = "4433", *ca = NULL, *sni = NULL, *cipher = NULL;
-	int insecure = 0, no_name_check = 0, opt, have_bytes = 0;
+	const char *sess_out = NULL, *sess_in = NULL;
+	int insecure = 0, no_name_check = 0, opt, have_bytes = 0, no_tickets = 0;
 	unsigned max_frag = 0;
 	unsigned long long bytes = 0;
 	enum sotls_ktls_policy ktls = SOTLS_KTLS_AUTO;
@@ -342,6 +396,9 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'm': max_frag = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'O': sess_out = optarg; break;
+		case 'I': sess_in = optarg; break;
+		case 'T': no_tickets = 1; break;
 		case 'q': g_quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -375,6 +432,8 @@ int main(int argc, char **argv)
 		rc = sotls_config_set_ktls(cfg, ktls);
 	if (rc == 0 && (rc = sotls_config_set_max_fragment_length(cfg, max_frag)) != 0)
 		fprintf(stderr, "--max-frag-len: 512, 1024, 2048 or 4096\n");
+	if (rc == 0 && no_tickets && (rc = sotls_config_set_session_tickets(cfg, 0, 0)) != 0)
+		fprintf(stderr, "--no-tickets: %s\n", sotls_strerror(rc));
 	if (rc != 0)
 		return 2;
 
@@ -385,6 +444,8 @@ int main(int argc, char **argv)
 	if (sotls_conn_new(cfg, fd, &c) != 0)
 		return 1;
 	sotls_config_free(cfg); /* the connection keeps its reference */
+	if (sess_in != NULL)
+		offer_session(c, sess_in);
 	rc = sotls_handshake(c);
 	if (rc != 0) {
 		fprintf(stderr, "handshake failed: %s%s%s\n", sotls_strerror(rc), detail_sep(c),
@@ -393,7 +454,15 @@ int main(int argc, char **argv)
 		close(fd);
 		return 1;
 	}
+	int saved = sess_out != NULL ? save_session(c, sess_out) : 0;
+	if (!have_bytes && !g_quiet) { /* stdout is the echo's */
+		struct sotls_info info = SOTLS_INFO_INIT;
+		sotls_get_info(c, &info);
+		fprintf(stderr, "resumed: %s\n", resumed_name(info.resumed));
+	}
 	int status = have_bytes ? run_bytes(c, fd, bytes) : run_stdin(c, fd);
+	if (status == 0 && saved != 0)
+		status = 1;
 	sotls_conn_free(c);
 	close(fd);
 	return status;

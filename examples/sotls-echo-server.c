@@ -19,7 +19,9 @@
 #include <unistd.h>
 
 #include "keylog_env.h"
+#include "resumed_name.h"
 #include "server_limits.h"
+#include "server_resume.h"
 #include "server_setup.h"
 #include "sotls.h"
 
@@ -37,6 +39,7 @@ static int g_verbose = 1;
 static atomic_int g_clients;
 static struct server_limits g_limits = SERVER_LIMITS_DEFAULT;
 static struct conn_slots g_slots;
+static struct server_resume g_resume = SERVER_RESUME_DEFAULT;
 
 static void usage(FILE *f)
 {
@@ -56,6 +59,7 @@ static void usage(FILE *f)
 		"  --quiet           print only errors\n"
 		"  --help            this text\n");
 	server_limits_usage(f, ECHO_LIMITS);
+	server_resume_usage(f);
 }
 
 struct client {
@@ -91,11 +95,11 @@ static int serve(struct client *cl)
 	sotls_get_info(c, &info);
 	if (g_verbose)
 		printf("client %d (%s): %s %s, TX %s (%s), RX %s (%s), AEAD %s, "
-		       "max_fragment_length %u\n",
+		       "max_fragment_length %u, resumed: %s\n",
 		       cl->id, cl->peer, info.version, info.suite,
 		       info.tx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace", info.tx_reason,
 		       info.rx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace", info.rx_reason,
-		       info.aead_impl, (unsigned)info.max_fragment_len);
+		       info.aead_impl, (unsigned)info.max_fragment_len, resumed_name(info.resumed));
 	fflush(stdout);
 
 	for (;;) {
@@ -155,7 +159,8 @@ int main(int argc, char **argv)
 		{"cipher", required_argument, NULL, 's'},  {"ktls", required_argument, NULL, 't'},
 		{"once", no_argument, NULL, 'o'},	   {"port-file", required_argument, NULL, 'f'},
 		{"quiet", no_argument, NULL, 'q'},	   {"help", no_argument, NULL, 'h'},
-		SERVER_LIMITS_OPTIONS,			   {NULL, 0, NULL, 0},
+		SERVER_LIMITS_OPTIONS,			   SERVER_RESUME_OPTIONS,
+		{NULL, 0, NULL, 0},
 	};
 	const char *bind_addr = "127.0.0.1", *cert = NULL, *key = NULL, *cipher = NULL;
 	const char *port_file = NULL;
@@ -164,6 +169,8 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		int lim = server_limits_option(&g_limits, ECHO_LIMITS, opt, optarg);
+		if (lim == 0)
+			lim = server_resume_option(&g_resume, opt, optarg);
 		if (lim != 0) {
 			if (lim < 0)
 				return 2;
@@ -192,6 +199,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (server_resume_setup(&g_resume) != 0)
+		return 2;
 	signal(SIGPIPE, SIG_IGN);
 
 	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
@@ -209,6 +218,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	sotls_config_set_ktls(g_cfg, ktls);
+	if (server_resume_apply(g_cfg, &g_resume) != 0)
+		return 1;
 
 	int ls = listen_tcp4(bind_addr, port, 0, 64, &port);
 	if (ls == LISTEN_BAD_ADDRESS) {

@@ -40,6 +40,7 @@
 #include "proc_status.h"
 #include "server_limits.h"
 #include "keylog_env.h"
+#include "server_resume.h"
 #include "server_setup.h"
 #include "sotls.h"
 
@@ -79,6 +80,9 @@ static int g_ep;
 static bool g_verbose;
 static unsigned long long g_accepted, g_done_clean, g_failed, g_hs_failed, g_bytes, g_held,
 	g_peak_held, g_hs_expired, g_idle_expired, g_yields, g_pauses;
+/* Handshakes by how they went, indexed by enum sotls_resumption. */
+static unsigned long long g_resumed[3];
+static struct server_resume g_resume = SERVER_RESUME_DEFAULT;
 
 static void on_signal(int sig)
 {
@@ -200,6 +204,10 @@ static void drive(struct conn *c)
 		if (c->st == ST_HANDSHAKE) {
 			rc = sotls_handshake(c->tls);
 			if (rc == 0) {
+				struct sotls_info info = SOTLS_INFO_INIT;
+				if (sotls_get_info(c->tls, &info) == 0 &&
+				    (size_t)info.resumed < sizeof(g_resumed) / sizeof(g_resumed[0]))
+					g_resumed[info.resumed]++;
 				c->st = ST_ECHO;
 				moved = true;
 				continue;
@@ -325,9 +333,12 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: sotls-event-echo-server [--port N] [--port-file FILE] [--cipher LIST]\n"
 		   "                               [--allow-errors] [--verbose] [limits]\n"
-		   "  Echoes over TLS until SIGINT/SIGTERM, then prints statistics.\n"
+		   "                               [session resumption]\n"
+		   "  Echoes over TLS until SIGINT/SIGTERM, then prints statistics (with how\n"
+		   "  many handshakes resumed a session, by session ID or ticket).\n"
 		   "  --idle-timeout and --send-timeout count from the last byte moved.\n");
 	server_limits_usage(f, EVENT_LIMITS);
+	server_resume_usage(f);
 }
 
 int main(int argc, char **argv)
@@ -339,10 +350,13 @@ int main(int argc, char **argv)
 		{"port", required_argument, NULL, 'p'},	   {"port-file", required_argument, NULL, 'f'},
 		{"cipher", required_argument, NULL, 'c'},  {"allow-errors", no_argument, NULL, 'e'},
 		{"verbose", no_argument, NULL, 'v'},	   {"help", no_argument, NULL, 'h'},
-		SERVER_LIMITS_OPTIONS,			   {NULL, 0, NULL, 0}};
+		SERVER_LIMITS_OPTIONS,			   SERVER_RESUME_OPTIONS,
+		{NULL, 0, NULL, 0}};
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		int lim = server_limits_option(&g_limits, EVENT_LIMITS, opt, optarg);
+		if (lim == 0)
+			lim = server_resume_option(&g_resume, opt, optarg);
 		if (lim != 0) {
 			if (lim < 0)
 				return 2;
@@ -358,6 +372,8 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	if (server_resume_setup(&g_resume) != 0)
+		return 2;
 
 	if (fit_fd_limit() != 0) {
 		fprintf(stderr, "RLIMIT_NOFILE: not enough descriptors for a connection\n");
@@ -381,6 +397,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "configuration: %s\n", sotls_strerror(rc));
 		return 1;
 	}
+	if (server_resume_apply(g_cfg, &g_resume) != 0)
+		return 1;
 
 	int lfd = listen_tcp4("127.0.0.1", port, SOCK_NONBLOCK, 4096, &port);
 	if (lfd < 0) {
@@ -433,6 +451,9 @@ int main(int argc, char **argv)
 	       "handshake); %llu bytes echoed; RSS %ld KiB, peak RSS %ld KiB\n",
 	       g_accepted, g_peak_held, g_done_clean, g_failed, g_hs_failed, dropped, dropped_in_hs,
 	       g_bytes, rss_kb, proc_status_kb("/proc/self/status", "VmHWM"));
+	printf("resumption: %llu full handshakes, %llu resumed by session ID, %llu by ticket\n",
+	       g_resumed[SOTLS_RESUMED_NONE], g_resumed[SOTLS_RESUMED_SESSION_ID],
+	       g_resumed[SOTLS_RESUMED_TICKET]);
 	printf("limits: %llu dropped at --handshake-timeout, %llu at --idle/--send-timeout; "
 	       "accept paused %llu times at --max-conns %d; %llu turns cut by --event-budget %zu\n",
 	       g_hs_expired, g_idle_expired, g_pauses, g_limits.max_conns, g_yields,

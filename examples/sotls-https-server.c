@@ -43,8 +43,10 @@
 #include <unistd.h>
 
 #include "http_request.h"
-#include "server_limits.h"
 #include "keylog_env.h"
+#include "resumed_name.h"
+#include "server_limits.h"
+#include "server_resume.h"
 #include "server_setup.h"
 #include "sotls.h"
 
@@ -63,7 +65,8 @@ static struct {
 	const char *cipher;
 	enum sotls_ktls_policy ktls;
 	bool require_alpn, sni_strict;
-} g_opt = {.ktls = SOTLS_KTLS_AUTO};
+	struct server_resume resume;
+} g_opt = {.ktls = SOTLS_KTLS_AUTO, .resume = SERVER_RESUME_DEFAULT};
 static int g_root = -1;
 static char g_root_real[PATH_MAX];
 static int g_verbose = 1;
@@ -94,6 +97,10 @@ static void usage(FILE *f)
 		"  --quiet           print only errors\n"
 		"  --help            this text\n");
 	server_limits_usage(f, HTTPS_LIMITS);
+	server_resume_usage(f);
+	fprintf(f, "SIGHUP: a new configuration, with a new built-in session cache and, without\n"
+		   "--ticket-key-file, new ticket keys: sessions from before resume only from a\n"
+		   "--session-store or under the key file's keys\n");
 	fprintf(f, "then: curl -k --tlsv1.2 --ciphers ECDHE-ECDSA-ARIA128-GCM-SHA256 "
 		"https://127.0.0.1:PORT/FILE\n");
 }
@@ -325,9 +332,10 @@ static void serve(void *arg)
 	if (g_verbose) {
 		struct sotls_info info = SOTLS_INFO_INIT;
 		sotls_get_info(cl->c, &info);
-		printf("client %d: %s alpn=%s server_name=%s cert=%d\n", cl->id, info.suite,
-		       info.alpn[0] ? info.alpn : "-", info.server_name[0] ? info.server_name : "-",
-		       info.cert_index);
+		printf("client %d: %s alpn=%s server_name=%s cert=%d resumed: %s\n", cl->id,
+		       info.suite, info.alpn[0] ? info.alpn : "-",
+		       info.server_name[0] ? info.server_name : "-", info.cert_index,
+		       resumed_name(info.resumed));
 	}
 	serve_requests(cl);
 	limits_shutdown(cl->c, cl->fd, g_limits.send_ms);
@@ -365,8 +373,11 @@ static struct sotls_config *build_config(void)
 		rc = sotls_config_set_suites(cfg, g_opt.cipher);
 	if (rc == 0)
 		rc = sotls_config_set_ktls(cfg, g_opt.ktls);
-	if (rc != 0) {
+	if (rc != 0)
 		fprintf(stderr, "configuration: %s\n", sotls_strerror(rc));
+	if (rc == 0 && server_resume_apply(cfg, &g_opt.resume) != 0)
+		rc = -1; /* the message is out */
+	if (rc != 0) {
 		sotls_config_free(cfg);
 		return NULL;
 	}
@@ -407,7 +418,8 @@ int main(int argc, char **argv)
 		{"ktls", required_argument, NULL, 't'},	   {"port-file", required_argument, NULL, 'f'},
 		{"quiet", no_argument, NULL, 'q'},	   {"help", no_argument, NULL, 'h'},
 		{"sni-strict", no_argument, NULL, 'S'},	   {"require-alpn", no_argument, NULL, 'A'},
-		SERVER_LIMITS_OPTIONS,			   {NULL, 0, NULL, 0},
+		SERVER_LIMITS_OPTIONS,			   SERVER_RESUME_OPTIONS,
+		{NULL, 0, NULL, 0},
 	};
 	const char *root = NULL, *bind_addr = "127.0.0.1";
 	const char *port_file = NULL;
@@ -415,6 +427,8 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		int lim = server_limits_option(&g_limits, HTTPS_LIMITS, opt, optarg);
+		if (lim == 0)
+			lim = server_resume_option(&g_opt.resume, opt, optarg);
 		if (lim != 0) {
 			if (lim < 0)
 				return 2;
@@ -458,6 +472,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (server_resume_setup(&g_opt.resume) != 0)
+		return 2;
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0); /* one line per request, as it happens */
 

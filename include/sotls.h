@@ -1077,16 +1077,23 @@ SOTLS_API int sotls_config_set_ticket_rotation(struct sotls_config *cfg, unsigne
 /*
  * Ticket key files, for a fleet. A text file, newest key first, one key a
  * line, fields separated by one space:
- *   <name: 32 hex digits> <secret: 64 hex digits> <intro> <expiry>
- * intro and expiry in decimal Unix seconds (expiry 0: none). Lines starting
- * with '#' and empty lines are ignored; at most SOTLS_TICKET_KEYS_MAX keys.
- * The file must not be readable or writable by group or others.
+ *   <name: 32 lowercase hex digits> <secret: 64 lowercase hex digits> <intro> <expiry>
+ * intro and expiry in decimal Unix seconds (expiry 0: none, else after
+ * intro); names unique. Lines starting with '#' and empty lines are
+ * ignored; at most SOTLS_TICKET_KEYS_MAX keys. The file must be a regular
+ * file not readable or writable by group or others. One bad line refuses
+ * the whole file (a server then keeps the keys it had).
  * sotls_ticket_key_file_read fills keys[0 .. *n) (keys has room for max);
- * errors: SOTLS_ERR_SYSCALL (errno), SOTLS_ERR_TICKET_KEYS (a malformed
- * line, no key, too many keys, a mode that lets others read it).
- * sotls_ticket_key_file_write replaces path atomically (a new file, mode
- * 0600, synced, renamed over the old one); errors SOTLS_ERR_SYSCALL,
- * SOTLS_ERR_INVALID_ARGUMENT (n 0 or above the maximum).
+ * errors: SOTLS_ERR_INVALID_ARGUMENT (NULL, an empty path, max 0),
+ * SOTLS_ERR_SYSCALL (errno), SOTLS_ERR_TICKET_KEYS (a malformed line, no
+ * key, more keys than max or the maximum, not a regular file, a mode that
+ * lets others in).
+ * sotls_ticket_key_file_write replaces path atomically (a new file in the
+ * same directory, mode 0600, synced, renamed over the old one, the
+ * directory synced); on failure the old file is untouched. Errors:
+ * SOTLS_ERR_INVALID_ARGUMENT (n 0 or above the maximum, an empty path,
+ * negative times, expiry not after intro, a name twice), SOTLS_ERR_SYSCALL
+ * (errno; if only the directory's sync failed, the file is replaced).
  */
 #define SOTLS_TICKET_KEYS_MAX 64
 SOTLS_API int sotls_ticket_key_file_read(const char *path, struct sotls_ticket_key *keys,

@@ -41,17 +41,17 @@ struct sotls_conn {
 	 * the kernel the connection holds no record buffers and no keys. */
 	struct sotls_record *rec;
 	struct sotls_io *io; /* sotls_sendfile's ring and buffers, made on first use */
-	/* 248, not 256: with the peer pointer the connection stays in the
-	 * 400-byte malloc size class, so a connection without a peer
-	 * certificate holds no more heap than before the identity existed. */
-	char detail[248];
+	/* 240, not 256: with the peer and session pointers the connection
+	 * stays in the same malloc size class (496-byte chunks) as before
+	 * the identity and resumption existed. */
+	char detail[240];
 	struct sotls_peer *peer; /* the peer's chain, from the handshake; NULL if none */
 	/* What the handshake agreed on, for sotls_info (NULL: none). */
 	char *alpn;
 	char *sni;
 	int cert_index;
 	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
-	enum sotls_resumption resumed;
+	uint8_t resumed;       /* enum sotls_resumption */
 	struct conn_session *session; /* NULL: nothing to offer, export or forget */
 };
 
@@ -277,7 +277,7 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 	c->sni = res.server_name;
 	c->cert_index = res.cert_index;
 	c->peer = res.peer;
-	c->resumed = res.resumed;
+	c->resumed = (uint8_t)res.resumed;
 	rc = keep_session(c, &res);
 	if (rc == 0)
 		rc = start_records(c, &res);
@@ -536,7 +536,7 @@ static void info_fill(const struct sotls_conn *c, struct sotls_info *info)
 {
 	info->size = sizeof(*info);
 	info->max_fragment_len = c->max_frag_len;
-	info->resumed = c->resumed;
+	info->resumed = (enum sotls_resumption)c->resumed;
 	info->suite = "";
 	info->version = "";
 	info->tx_reason = "";

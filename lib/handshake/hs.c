@@ -261,6 +261,7 @@ static int failed(struct sotls_hs *hs, int mrc, char *detail, size_t detail_len,
 {
 	int alert;
 	int rc = sotls_hs_map_error(hs, mrc, &alert, detail, detail_len, sys_errno);
+	sotls_resume_failed(hs);
 	if (alert >= 0 && !hs->alert_sent) {
 		/* Best effort: a full send buffer loses it, as it would at
 		 * any peer. The reader is failed, so nothing more is read. */

@@ -134,9 +134,15 @@ const uint8_t *sotls_mbed_session_ticket(const mbedtls_ssl_session *s, size_t *l
 	return s->ticket_len != 0 ? s->ticket : NULL;
 }
 
-size_t sotls_mbed_session_id_len(const mbedtls_ssl_session *s)
+const uint8_t *sotls_mbed_session_id(const mbedtls_ssl_session *s, size_t *len)
 {
-	return s->id_len;
+	*len = s->id_len;
+	return s->id;
+}
+
+const mbedtls_ssl_session *sotls_mbed_session_negotiate(const mbedtls_ssl_context *ssl)
+{
+	return ssl->session_negotiate;
 }
 
 int sotls_mbed_session_suite(const mbedtls_ssl_session *s)

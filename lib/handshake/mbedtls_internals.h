@@ -45,7 +45,9 @@ void sotls_mbed_unresume(mbedtls_ssl_context *ssl);
  * 0) if none; the length of its session ID. */
 const uint8_t *sotls_mbed_session_ticket(const mbedtls_ssl_session *s, size_t *len,
 					 uint32_t *hint);
-size_t sotls_mbed_session_id_len(const mbedtls_ssl_session *s);
+const uint8_t *sotls_mbed_session_id(const mbedtls_ssl_session *s, size_t *len);
+/* The session being negotiated (NULL once the handshake is over). */
+const mbedtls_ssl_session *sotls_mbed_session_negotiate(const mbedtls_ssl_context *ssl);
 /* The suite of a loaded session. */
 int sotls_mbed_session_suite(const mbedtls_ssl_session *s);
 

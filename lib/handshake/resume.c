@@ -210,24 +210,44 @@ static int cache_get(void *data, const unsigned char *id, size_t id_len,
 	return rc;
 }
 
-static int cache_set(void *data, const unsigned char *id, size_t id_len,
-		     const mbedtls_ssl_session *session)
+/* Puts a full handshake's session in the store. */
+static void cache_store(struct sotls_hs *hs, const uint8_t *id, size_t id_len,
+			const mbedtls_ssl_session *session)
 {
-	struct sotls_config *cfg = data;
-	struct sotls_hs *hs = tl_hs;
-	if (hs == NULL || !sotls_mbed_ems(&hs->ssl) || hs->mfl != 0 || id_len > sizeof(hs->sid))
-		return 0; /* RFC 7627 §5.3, RFC 6066 §4: not kept */
+	const struct sotls_config *cfg = hs->cfg;
+	if (hs->sid_len != 0 || id_len == 0 || id_len > sizeof(hs->sid) ||
+	    !sotls_mbed_ems(&hs->ssl) || hs->mfl != 0)
+		return; /* stored already; RFC 7627 §5.3, RFC 6066 §4: not kept */
 	uint8_t *state;
 	size_t len;
 	if (make_state(hs, session, SOTLS_SESSION_ROLE_SERVER, sotls_resume_now(),
 		       cfg->resume.cache_lifetime, hs->peer, &state, &len) != 0)
-		return 0;
+		return;
 	cfg->resume.put(cfg->resume.store_arg, id, id_len, state, len, cfg->resume.cache_lifetime);
 	sotls_wipe(state, len);
 	free(state);
 	memcpy(hs->sid, id, id_len);
 	hs->sid_len = (uint8_t)id_len;
+}
+
+/* mbedTLS's own store call, at the very end: by then sotls has stored the
+ * session already (sotls_resume_after_step), so this only catches a path
+ * that did not. */
+static int cache_set(void *data, const unsigned char *id, size_t id_len,
+		     const mbedtls_ssl_session *session)
+{
+	(void)data;
+	if (tl_hs != NULL)
+		cache_store(tl_hs, id, id_len, session);
 	return 0;
+}
+
+void sotls_resume_failed(struct sotls_hs *hs)
+{
+	const struct sotls_resume_config *rc = &hs->cfg->resume;
+	if (hs->sid_len != 0 && rc->del != NULL)
+		rc->del(rc->store_arg, hs->sid, hs->sid_len);
+	hs->sid_len = 0;
 }
 
 /* ---- server: tickets ---- */
@@ -444,6 +464,19 @@ int sotls_resume_after_step(struct sotls_hs *hs, int state_before)
 	}
 	if (state_before == MBEDTLS_SSL_CLIENT_HELLO)
 		return server_after_client_hello(hs);
+	if (state_before == MBEDTLS_SSL_CLIENT_FINISHED && !sotls_mbed_resuming(&hs->ssl) &&
+	    hs->cfg->resume.cache_on) {
+		/* The session is whole once the client's Finished checks out.
+		 * mbedTLS would store it only after the server's Finished has
+		 * gone, and a client that comes straight back (s_client
+		 * -reconnect) could then ask for it on another thread before
+		 * it is there. */
+		const mbedtls_ssl_session *s = sotls_mbed_session_negotiate(&hs->ssl);
+		size_t id_len = 0;
+		const uint8_t *id = s != NULL ? sotls_mbed_session_id(s, &id_len) : NULL;
+		if (id != NULL)
+			cache_store(hs, id, id_len, s);
+	}
 	if (state_before == MBEDTLS_SSL_SERVER_HELLO) {
 		/* mbedTLS looks session IDs up while it writes the ServerHello. */
 		if (sotls_mbed_resuming(&hs->ssl) && hs->resume_kind != SOTLS_RESUMED_NONE)
@@ -467,7 +500,9 @@ int sotls_resume_client_state(struct sotls_hs *hs, uint8_t **out, size_t *len)
 		size_t tlen;
 		uint32_t hint;
 		bool ticket = sotls_mbed_session_ticket(&session, &tlen, &hint) != NULL;
-		if (ticket || sotls_mbed_session_id_len(&session) != 0) {
+		size_t id_len;
+		(void)sotls_mbed_session_id(&session, &id_len);
+		if (ticket || id_len != 0) {
 			uint32_t lifetime = hint == 0 || !ticket ? CLIENT_DEFAULT_LIFETIME : hint;
 			if (lifetime > MAX_LIFETIME)
 				lifetime = MAX_LIFETIME;

@@ -157,6 +157,9 @@ int sotls_resume_offer(struct sotls_hs *hs, const uint8_t *state, size_t len);
  * ServerHello is written, and after the ServerHello; client: after the
  * ServerHello). Returns 0 or the sotls_hs_fail code. */
 int sotls_resume_after_step(struct sotls_hs *hs, int state_before);
+/* A failed handshake: a session it stored leaves the store (RFC 5246
+ * §7.2.2). */
+void sotls_resume_failed(struct sotls_hs *hs);
 /* Client, at the end of a handshake: the session without its peer (the
  * connection keeps that) into *out (malloc'd; NULL if not resumable). */
 int sotls_resume_client_state(struct sotls_hs *hs, uint8_t **out, size_t *len);

@@ -90,8 +90,9 @@ static bool times_ok(const struct sotls_ticket_key *k)
 	return k->intro >= 0 && k->expiry >= 0 && (k->expiry == 0 || k->expiry > k->intro);
 }
 
-/* Whether name is among keys[0 .. n): a name must say which key opens a
- * ticket, so two keys may not share one. */
+/* Whether name is among keys[0 .. n). RFC 5077 §4: the key name is how a
+ * server recognizes which of its keys protects a ticket, so two keys may not
+ * share one. */
 static bool name_taken(const struct sotls_ticket_key *keys, size_t n, const uint8_t *name)
 {
 	for (size_t i = 0; i < n; i++)
@@ -142,7 +143,7 @@ struct key_parser {
 	size_t max, n;
 	char line[KEY_LINE_MAX];
 	size_t used;
-	bool comment, started;
+	bool comment;
 };
 
 static int end_line(struct key_parser *kp)
@@ -150,7 +151,7 @@ static int end_line(struct key_parser *kp)
 	bool skip = kp->comment || kp->used == 0;
 	size_t used = kp->used;
 	kp->used = 0;
-	kp->comment = kp->started = false;
+	kp->comment = false;
 	if (skip)
 		return 0;
 	if (kp->n == kp->max)
@@ -171,10 +172,8 @@ static int feed(struct key_parser *kp, const char *p, size_t len)
 				return rc;
 			continue;
 		}
-		if (!kp->started) {
-			kp->started = true;
-			kp->comment = p[i] == '#';
-		}
+		if (kp->used == 0 && p[i] == '#')
+			kp->comment = true;
 		if (kp->comment)
 			continue;
 		if (kp->used == sizeof(kp->line))
@@ -234,7 +233,7 @@ static int open_key_file(const char *path, int *rc)
 SOTLS_API int sotls_ticket_key_file_read(const char *path, struct sotls_ticket_key *keys,
 					 size_t max, size_t *n)
 {
-	if (path == NULL || keys == NULL || n == NULL || max == 0)
+	if (path == NULL || *path == '\0' || keys == NULL || n == NULL || max == 0)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	*n = 0;
 	int rc;
@@ -336,7 +335,7 @@ static int sync_dir(const char *path)
 SOTLS_API int sotls_ticket_key_file_write(const char *path, const struct sotls_ticket_key *keys,
 					  size_t n)
 {
-	if (path == NULL || keys == NULL || n == 0 || n > SOTLS_TICKET_KEYS_MAX)
+	if (path == NULL || *path == '\0' || keys == NULL || n == 0 || n > SOTLS_TICKET_KEYS_MAX)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	/* Nothing the reader would refuse is written. */
 	for (size_t i = 0; i < n; i++)

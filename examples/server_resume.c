@@ -1,0 +1,122 @@
+#include "server_resume.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where --help texts start, as in the servers' own lines. */
+#define HELP_INDENT "                    "
+
+/* sotls's defaults (sotls.h, "Session resumption"): the cache's room in
+ * bytes grows with --session-cache at the default's bytes per session. */
+#define DEFAULT_CACHE_SESSIONS 20480
+#define DEFAULT_CACHE_BYTES ((uint64_t)8 << 20)
+#define MAX_CACHE_SESSIONS 10000000L
+/* A week: long enough for any deployment, and what TLS 1.3 allows a ticket
+ * at most (RFC 8446 §4.6.1), a sane bound for a hint to clients. */
+#define MAX_TICKET_LIFETIME 604800L
+
+static int parse_number(const char *flag, const char *arg, long min, long max, long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtol(arg, &end, 10);
+	if (end == arg || *end != '\0' || errno != 0 || *v < min || *v > max) {
+		fprintf(stderr, "--%s %s: a whole number from %ld to %ld\n", flag, arg, min, max);
+		return -1;
+	}
+	return 0;
+}
+
+int server_resume_option(struct server_resume *r, int opt, const char *arg)
+{
+	long v;
+	switch (opt) {
+	case RESUME_OPT_TICKET_KEY_FILE: r->ticket_key_file = arg; return 1;
+	case RESUME_OPT_NO_TICKETS: r->no_tickets = true; return 1;
+	case RESUME_OPT_SESSION_STORE: r->store_path = arg; return 1;
+	case RESUME_OPT_TICKET_LIFETIME:
+		if (parse_number("ticket-lifetime", arg, 1, MAX_TICKET_LIFETIME, &v) != 0)
+			return -1;
+		r->ticket_lifetime = (unsigned)v;
+		return 1;
+	case RESUME_OPT_SESSION_CACHE:
+		if (parse_number("session-cache", arg, 0, MAX_CACHE_SESSIONS, &v) != 0)
+			return -1;
+		r->cache_set = true;
+		r->cache_sessions = (size_t)v;
+		return 1;
+	default: return 0;
+	}
+}
+
+void server_resume_usage(FILE *f)
+{
+	fprintf(f,
+		"  --ticket-key-file FILE\n" HELP_INDENT
+		"session ticket keys from FILE (sotls-ticket-keys makes it),\n" HELP_INDENT
+		"re-read when it changes: give every server of a fleet the\n" HELP_INDENT
+		"same file and each resumes the others' tickets (default:\n" HELP_INDENT
+		"keys of this process alone, a new one every hour)\n"
+		"  --ticket-lifetime S\n" HELP_INDENT "seconds a ticket is valid (default 7200)\n"
+		"  --no-tickets      neither issue nor accept session tickets\n"
+		"  --session-cache N sessions the built-in cache keeps for resumption by\n" HELP_INDENT
+		"session ID (default %d; 0: none)\n"
+		"  --session-store DIR\n" HELP_INDENT
+		"keep sessions for resumption by session ID in DIR, one\n" HELP_INDENT
+		"file each, instead of the built-in cache: servers given\n" HELP_INDENT
+		"the same DIR share them (DIR: the user's own, mode 0700)\n",
+		DEFAULT_CACHE_SESSIONS);
+}
+
+int server_resume_setup(struct server_resume *r)
+{
+	if (r->no_tickets && (r->ticket_key_file != NULL || r->ticket_lifetime != 0)) {
+		fprintf(stderr, "--no-tickets: no --ticket-key-file or --ticket-lifetime with it\n");
+		return -1;
+	}
+	if (r->store_path != NULL && r->cache_set) {
+		fprintf(stderr, "--session-store replaces the built-in cache: no --session-cache "
+				"with it\n");
+		return -1;
+	}
+	if (r->store_path == NULL)
+		return 0;
+	int rc = session_store_dir_open(&r->store, r->store_path);
+	if (rc == SESSION_STORE_BAD_MODE)
+		fprintf(stderr, "--session-store %s: must be a directory of this user that group "
+				"and others cannot enter (chmod 700)\n",
+			r->store_path);
+	else if (rc != 0)
+		fprintf(stderr, "--session-store %s: %s\n", r->store_path, strerror(errno));
+	r->store_open = rc == 0;
+	return rc == 0 ? 0 : -1;
+}
+
+int server_resume_apply(struct sotls_config *cfg, struct server_resume *r)
+{
+	int rc = 0;
+	const char *what = "", *file = "";
+	if (r->store_open) {
+		what = "--session-store";
+		rc = session_store_dir_use(cfg, &r->store);
+	} else if (r->cache_set) {
+		what = "--session-cache";
+		size_t bytes = (size_t)(DEFAULT_CACHE_BYTES * r->cache_sessions / DEFAULT_CACHE_SESSIONS);
+		rc = sotls_config_set_session_cache(cfg, r->cache_sessions, bytes, 0);
+	}
+	if (rc == 0 && (r->no_tickets || r->ticket_lifetime != 0)) {
+		what = r->no_tickets ? "--no-tickets" : "--ticket-lifetime";
+		rc = sotls_config_set_session_tickets(cfg, !r->no_tickets, r->ticket_lifetime);
+	}
+	if (rc == 0 && r->ticket_key_file != NULL) {
+		what = "--ticket-key-file ";
+		file = r->ticket_key_file;
+		rc = sotls_config_set_ticket_key_file(cfg, file);
+	}
+	if (rc != 0)
+		fprintf(stderr, "%s%s: %s%s%s\n", what, file, sotls_strerror(rc),
+			rc == SOTLS_ERR_SYSCALL ? ": " : "", rc == SOTLS_ERR_SYSCALL ? strerror(errno) : "");
+	return rc;
+}
