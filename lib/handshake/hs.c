@@ -189,6 +189,7 @@ void sotls_hs_free(struct sotls_hs *hs)
 	sotls_peer_free(hs->peer);
 	sotls_peer_free(hs->resume_peer);
 	free(hs->frag);
+	free(hs->flight); /* records as sent: sealed, or public */
 	sotls_wipe(hs, sizeof(*hs));
 	free(hs);
 }
@@ -273,6 +274,8 @@ static int failed(struct sotls_hs *hs, int mrc, char *detail, size_t detail_len,
 		if (n < detail_len)
 			snprintf(detail + n, detail_len - n, " (sent %s)", sotls_alert_name(alert));
 	}
+	/* The alert (ours or mbedTLS's), behind what was gathered. */
+	(void)sotls_hs_flush(hs);
 	return rc;
 }
 
@@ -290,6 +293,16 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 			break;
 	}
 	sotls_resume_leave();
+	/* The last flight (the handshake has ended, or mbedTLS waits for the
+	 * private-key method). A full socket buffer: the caller waits for
+	 * it to drain and calls again, which lands here again. */
+	if (mrc == 0 || mrc == MBEDTLS_ERR_SSL_ASYNC_IN_PROGRESS) {
+		int frc = sotls_hs_flush(hs);
+		if (frc != 0 && frc != MBEDTLS_ERR_SSL_WANT_WRITE)
+			mrc = frc;
+		else if (frc != 0 && mrc == 0)
+			return SOTLS_WANT_WRITE;
+	}
 	if (mrc == MBEDTLS_ERR_SSL_WANT_READ)
 		return SOTLS_WANT_READ;
 	if (mrc == MBEDTLS_ERR_SSL_WANT_WRITE)

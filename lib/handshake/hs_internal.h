@@ -38,6 +38,9 @@
  * ClientHello may be twice that: msg_check.c shows mbedTLS a shorter one. */
 #define SOTLS_HS_MAX_MBED_MESSAGE 16384u
 #define SOTLS_HS_MAX_MESSAGE 32768u
+/* The most sotls holds of its own flight before it goes out: a server's
+ * chain of ten 16 KiB certificates and its messages fit. */
+#define SOTLS_HS_MAX_FLIGHT (256u * 1024u)
 /* Warning alerts tolerated during a handshake (CVE-2016-8610, "SSL Death
  * Alert"): more are a fatal unexpected_message. */
 #define SOTLS_HS_MAX_WARNINGS 4
@@ -151,6 +154,9 @@ struct sotls_hs {
 	 * never cuts itself in TLS, are cut to it on the way out. */
 	uint16_t mfl;
 	bool out_ccs;	   /* our ChangeCipherSpec went out: what follows is sealed */
+	/* Our records not yet sent: a flight goes out in one send (hs_reader.c). */
+	uint8_t *flight;
+	size_t flight_len, flight_cap, flight_sent;
 	uint8_t *frag;	   /* an oversized record of mbedTLS's, cut into records */
 	size_t frag_len, frag_sent;
 	size_t frag_src;   /* the length of mbedTLS's record it stands for */
@@ -230,6 +236,9 @@ void sotls_hs_drop_hello(struct sotls_hs *hs);
 
 /* The socket write under the BIO: n >= 0 bytes, or an mbedTLS code. */
 int sotls_hs_sock_send(struct sotls_hs *hs, const uint8_t *buf, size_t len);
+/* Sends what sotls_hs_sock_send gathered: 0 once it is all out, or
+ * MBEDTLS_ERR_SSL_WANT_WRITE / MBEDTLS_ERR_NET_SEND_FAILED. */
+int sotls_hs_flush(struct sotls_hs *hs);
 /* Server: writes the ServerHello record buf with an empty server_name
  * extension added and the transcript made to match (sni_ack.c). Returns
  * len once all of it is out, or an mbedTLS code. */
