@@ -5,5 +5,15 @@
  */
 #include "p256_mont.h"
 
+static void fe_mul(p256_fe r, const p256_fe a, const p256_fe b)
+{
+	mont_mul(r, a, b, P256_P, 1);
+}
+
+static void fe_sqr(p256_fe r, const p256_fe a)
+{
+	mont_mul(r, a, a, P256_P, 1);
+}
+
 #define P256_LEVEL_NAME generic
 #include "p256_point_impl.h"

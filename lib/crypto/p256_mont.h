@@ -1,8 +1,9 @@
 /*
  * The Montgomery multiplication (CIOS) shared by the P-256 levels, included by
  * p256_field_<level>.c, each compiled for its CPU: the same schedule, with the
- * instructions that level's flags allow (MULX under -mbmi2). Then the
- * level's fe_mul, fe_sqr and sc_mul on top of it.
+ * instructions that level's flags allow (MULX under -mbmi2). The portable
+ * level's fe_mul and fe_sqr are this mod p; every level's sc_mul is this
+ * mod n.
  */
 #include "p256_internal.h"
 
@@ -48,18 +49,7 @@ static inline void mont_mul(p256_fe r, const p256_fe a, const p256_fe b, const p
 		r[k] = (t[k] & keep_t) | (u[k] & ~keep_t);
 }
 
-static void fe_mul(p256_fe r, const p256_fe a, const p256_fe b)
-{
-	mont_mul(r, a, b, P256_P, 1);
-}
-
-static void fe_sqr(p256_fe r, const p256_fe a)
-{
-	mont_mul(r, a, a, P256_P, 1);
-}
-
 static void sc_mul(p256_fe r, const p256_fe a, const p256_fe b)
 {
 	mont_mul(r, a, b, P256_N, P256_N0);
 }
-

@@ -3,7 +3,8 @@
  * this CPU runs:
  *
  *  (a) the field constants and the Montgomery arithmetic against OpenSSL's
- *      BIGNUM, and every level against the portable one on random inputs;
+ *      BIGNUM, and every level against the portable one on random inputs
+ *      and on limb patterns that make the longest carries;
  *  (b) RFC 6979 A.2.5's known answers (P-256, SHA-256);
  *  (c) differential tests against OpenSSL with thousands of random keys and
  *      messages: public keys, ECDH shared secrets both ways, signatures made
@@ -317,6 +318,59 @@ static void test_field_vs_bignum(void **state)
 	}
 	BN_free(p), BN_free(n), BN_free(ri), BN_free(ba), BN_free(bb), BN_free(want),
 		BN_free(got);
+}
+
+/*
+ * Every level's field and scalar products against the portable level's on
+ * inputs whose limbs are 0, 1, 2^32 - 1, 2^32, 2^63, 2^64 - 2^32, 2^64 - 1 or
+ * random (reduced below the modulus): the limb patterns of p and n, where
+ * the carries of an assembly schedule's chains are longest, which uniform
+ * random inputs almost never reach.
+ */
+static void fe_structured(p256_fe r, const p256_fe m)
+{
+	static const uint64_t limbs[] = {0, 1, 0xffffffffULL, 0x100000000ULL, 1ULL << 63,
+					 0xffffffff00000000ULL, ~0ULL};
+	uint8_t pick[4];
+	p256_fe t;
+
+	rng_fill(pick, sizeof(pick));
+	rng_fill((uint8_t *)r, sizeof(p256_fe));
+	for (int k = 0; k < 4; k++)
+		if (pick[k] % 9 < 7)
+			r[k] = limbs[pick[k] % 9];
+	if (!p256_sub4(t, r, m))
+		memcpy(r, t, sizeof(t));
+}
+
+static void test_field_levels_carries(void **state)
+{
+	(void)state;
+	if (n_levels < 2) {
+		printf("test_p256: only the generic level runs here\n");
+		skip();
+	}
+	for (int i = 0; i < 200000; i++) {
+		const int mod_n = i & 1;
+		p256_fe a, b, want, got;
+
+		fe_structured(a, mod_n ? P256_N : P256_P);
+		fe_structured(b, mod_n ? P256_N : P256_P);
+		for (size_t l = 1; l < n_levels; l++) {
+			if (mod_n) {
+				levels[0]->sc_mul(want, a, b);
+				levels[l]->sc_mul(got, a, b);
+				assert_memory_equal(got, want, sizeof(want));
+				continue;
+			}
+			levels[0]->fe_mul(want, a, b);
+			levels[l]->fe_mul(got, a, b);
+			assert_memory_equal(got, want, sizeof(want));
+			levels[0]->fe_sqr(want, a);
+			levels[l]->fe_sqr(got, a);
+			assert_memory_equal(got, want, sizeof(want));
+		}
+	}
 }
 
 /* Every level gives the generic level's bytes for the same inputs. */
@@ -805,6 +859,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_field_vs_bignum),
+		cmocka_unit_test(test_field_levels_carries),
 		cmocka_unit_test(test_levels_agree),
 		cmocka_unit_test(test_formulas),
 		cmocka_unit_test(test_rfc6979),
