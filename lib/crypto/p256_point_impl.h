@@ -4,6 +4,9 @@
  *   static void fe_mul(p256_fe r, const p256_fe a, const p256_fe b);
  *   static void fe_sqr(p256_fe r, const p256_fe a);
  *   static void sc_mul(p256_fe r, const p256_fe a, const p256_fe b);
+ *   static void sc_sqr(p256_fe r, const p256_fe a);
+ *   static void fe_add(p256_fe r, const p256_fe a, const p256_fe b);
+ *   static void fe_sub(p256_fe r, const p256_fe a, const p256_fe b);
  * (r may alias a or b) and P256_LEVEL_NAME, so that every formula is compiled
  * with that level's multiplication inlined rather than called through a
  * pointer: about 3,000 multiplications make one scalar multiplication.
@@ -81,30 +84,30 @@ static void pt_dbl(p256_jac *r, const p256_jac *a)
 	fe_sqr(delta, a->z);
 	fe_sqr(gamma, a->y);
 	fe_mul(beta, a->x, gamma);
-	p256_fe_sub(t1, a->x, delta);
-	p256_fe_add(t2, a->x, delta);
+	fe_sub(t1, a->x, delta);
+	fe_add(t2, a->x, delta);
 	fe_mul(alpha, t1, t2);
-	p256_fe_add(t1, alpha, alpha);
-	p256_fe_add(alpha, t1, alpha);
+	fe_add(t1, alpha, alpha);
+	fe_add(alpha, t1, alpha);
 	/* Z3 = (Y1 + Z1)^2 - gamma - delta: the last read of a, which r may alias. */
-	p256_fe_add(t1, a->y, a->z);
+	fe_add(t1, a->y, a->z);
 	fe_sqr(t1, t1);
-	p256_fe_sub(t1, t1, gamma);
-	p256_fe_sub(r->z, t1, delta);
+	fe_sub(t1, t1, gamma);
+	fe_sub(r->z, t1, delta);
 	/* X3 = alpha^2 - 8 beta */
-	p256_fe_add(beta, beta, beta);
-	p256_fe_add(beta, beta, beta);
+	fe_add(beta, beta, beta);
+	fe_add(beta, beta, beta);
 	fe_sqr(t1, alpha);
-	p256_fe_add(t2, beta, beta);
-	p256_fe_sub(r->x, t1, t2);
+	fe_add(t2, beta, beta);
+	fe_sub(r->x, t1, t2);
 	/* Y3 = alpha (4 beta - X3) - 8 gamma^2 */
-	p256_fe_sub(t1, beta, r->x);
+	fe_sub(t1, beta, r->x);
 	fe_mul(t1, alpha, t1);
 	fe_sqr(t2, gamma);
-	p256_fe_add(t2, t2, t2);
-	p256_fe_add(t2, t2, t2);
-	p256_fe_add(t2, t2, t2);
-	p256_fe_sub(r->y, t1, t2);
+	fe_add(t2, t2, t2);
+	fe_add(t2, t2, t2);
+	fe_add(t2, t2, t2);
+	fe_sub(r->y, t1, t2);
 }
 
 /*
@@ -116,15 +119,15 @@ static void add_tail(p256_jac *out, p256_fe rr, const p256_fe j, const p256_fe v
 {
 	p256_fe t;
 
-	p256_fe_add(rr, rr, rr);
+	fe_add(rr, rr, rr);
 	fe_sqr(out->x, rr);
-	p256_fe_sub(out->x, out->x, j);
-	p256_fe_sub(out->x, out->x, v);
-	p256_fe_sub(out->x, out->x, v);
-	p256_fe_sub(t, v, out->x);
+	fe_sub(out->x, out->x, j);
+	fe_sub(out->x, out->x, v);
+	fe_sub(out->x, out->x, v);
+	fe_sub(t, v, out->x);
 	fe_mul(t, rr, t);
-	p256_fe_add(out->y, s1j, s1j);
-	p256_fe_sub(out->y, t, out->y);
+	fe_add(out->y, s1j, s1j);
+	fe_sub(out->y, t, out->y);
 }
 
 static inline void pt_add_any(p256_jac *r, const p256_jac *a, const p256_jac *b, int full)
@@ -141,20 +144,20 @@ static inline void pt_add_any(p256_jac *r, const p256_jac *a, const p256_jac *b,
 	fe_mul(s1, s1, z2z2);
 	fe_mul(s2, b->y, a->z);
 	fe_mul(s2, s2, z1z1);
-	p256_fe_sub(h, u2, u1);
-	p256_fe_sub(rr, s2, s1);
+	fe_sub(h, u2, u1);
+	fe_sub(rr, s2, s1);
 	const uint64_t same = p256_fe_is_zero(h) & p256_fe_is_zero(rr);
-	p256_fe_add(i, h, h);
+	fe_add(i, h, h);
 	fe_sqr(i, i);
 	fe_mul(j, h, i);
 	fe_mul(v, u1, i);
 	fe_mul(s1, s1, j);
 	add_tail(&out, rr, j, v, s1);
 	/* Z3 = ((Z1 + Z2)^2 - Z1Z1 - Z2Z2) H */
-	p256_fe_add(t, a->z, b->z);
+	fe_add(t, a->z, b->z);
 	fe_sqr(t, t);
-	p256_fe_sub(t, t, z1z1);
-	p256_fe_sub(t, t, z2z2);
+	fe_sub(t, t, z1z1);
+	fe_sub(t, t, z2z2);
 	fe_mul(out.z, t, h);
 
 	if (full) {
@@ -179,21 +182,21 @@ static inline void pt_madd_any(p256_jac *r, const p256_jac *a, const p256_aff *b
 	fe_mul(u2, b->x, z1z1);
 	fe_mul(s2, b->y, a->z);
 	fe_mul(s2, s2, z1z1);
-	p256_fe_sub(h, u2, a->x);
-	p256_fe_sub(rr, s2, a->y);
+	fe_sub(h, u2, a->x);
+	fe_sub(rr, s2, a->y);
 	const uint64_t same = p256_fe_is_zero(h) & p256_fe_is_zero(rr);
 	fe_sqr(hh, h);
-	p256_fe_add(i, hh, hh);
-	p256_fe_add(i, i, i);
+	fe_add(i, hh, hh);
+	fe_add(i, i, i);
 	fe_mul(j, h, i);
 	fe_mul(v, a->x, i);
 	fe_mul(t, a->y, j);
 	add_tail(&out, rr, j, v, t);
 	/* Z3 = (Z1 + H)^2 - Z1Z1 - HH */
-	p256_fe_add(t, a->z, h);
+	fe_add(t, a->z, h);
 	fe_sqr(t, t);
-	p256_fe_sub(t, t, z1z1);
-	p256_fe_sub(out.z, t, hh);
+	fe_sub(t, t, z1z1);
+	fe_sub(out.z, t, hh);
 
 	if (full) {
 		p256_jac d;
@@ -237,6 +240,7 @@ const struct p256_impl P256_CAT(p256_impl_, P256_LEVEL_NAME) = {
 	.fe_sqr = fe_sqr,
 	.fe_inv = fe_inv,
 	.sc_mul = sc_mul,
+	.sc_sqr = sc_sqr,
 	.dbl = pt_dbl,
 	.add = pt_add,
 	.madd = pt_madd,

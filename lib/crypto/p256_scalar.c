@@ -85,7 +85,7 @@ void p256_sc_inv(const struct p256_impl *im, p256_fe r, const p256_fe a)
 		const unsigned e = (unsigned)(N_MINUS_2[nib / 16] >> (4 * (nib % 16))) & 15;
 
 		for (int s = 0; s < 4; s++)
-			im->sc_mul(x, x, x);
+			im->sc_sqr(x, x);
 		if (e != 0)
 			im->sc_mul(x, x, pow[e]);
 	}

@@ -274,9 +274,14 @@ static void test_field_vs_bignum(void **state)
 			BN_mod_inverse(ri, ri, m, bn_ctx);
 			BN_mod_mul(want, ba, bb, m, bn_ctx);
 			BN_mod_mul(want, want, ri, m, bn_ctx);
-			if (mod_n)
+			if (mod_n) {
 				im->sc_mul(r, a, b);
-			else
+				p256_fe sq, sq_want;
+
+				im->sc_sqr(sq, a);
+				im->sc_mul(sq_want, a, a);
+				assert_memory_equal(sq, sq_want, sizeof(sq));
+			} else
 				im->fe_mul(r, a, b);
 			fe_to_bn(r, got);
 			if (BN_cmp(got, want) != 0)
@@ -321,11 +326,11 @@ static void test_field_vs_bignum(void **state)
 }
 
 /*
- * Every level's field and scalar products against the portable level's on
- * inputs whose limbs are 0, 1, 2^32 - 1, 2^32, 2^63, 2^64 - 2^32, 2^64 - 1 or
- * random (reduced below the modulus): the limb patterns of p and n, where
- * the carries of an assembly schedule's chains are longest, which uniform
- * random inputs almost never reach.
+ * Every level's field and scalar products, and its point formulas, against
+ * the portable level's on inputs whose limbs are 0, 1, 2^32 - 1, 2^32, 2^63,
+ * 2^64 - 2^32, 2^64 - 1 or random (reduced below the modulus): the limb
+ * patterns of p and n, where the carries of an assembly schedule's chains
+ * are longest, which uniform random inputs almost never reach.
  */
 static void fe_structured(p256_fe r, const p256_fe m)
 {
@@ -361,6 +366,9 @@ static void test_field_levels_carries(void **state)
 				levels[0]->sc_mul(want, a, b);
 				levels[l]->sc_mul(got, a, b);
 				assert_memory_equal(got, want, sizeof(want));
+				levels[0]->sc_sqr(want, a);
+				levels[l]->sc_sqr(got, a);
+				assert_memory_equal(got, want, sizeof(want));
 				continue;
 			}
 			levels[0]->fe_mul(want, a, b);
@@ -369,6 +377,32 @@ static void test_field_levels_carries(void **state)
 			levels[0]->fe_sqr(want, a);
 			levels[l]->fe_sqr(got, a);
 			assert_memory_equal(got, want, sizeof(want));
+		}
+		/* The formulas are polynomials: on any coordinates, curve or not,
+		 * they exercise each level's additions and subtractions mod p. */
+		if (i % 16 != 0)
+			continue;
+		p256_jac pa, pb, jw, jg;
+		p256_aff ab;
+
+		memcpy(pa.x, a, sizeof(a));
+		memcpy(pa.y, b, sizeof(b));
+		fe_structured(pa.z, P256_P);
+		fe_structured(pb.x, P256_P);
+		fe_structured(pb.y, P256_P);
+		fe_structured(pb.z, P256_P);
+		memcpy(ab.x, pb.x, sizeof(ab.x));
+		memcpy(ab.y, pb.y, sizeof(ab.y));
+		for (size_t l = 1; l < n_levels; l++) {
+			levels[0]->dbl(&jw, &pa);
+			levels[l]->dbl(&jg, &pa);
+			assert_memory_equal(&jg, &jw, sizeof(jw));
+			levels[0]->add(&jw, &pa, &pb);
+			levels[l]->add(&jg, &pa, &pb);
+			assert_memory_equal(&jg, &jw, sizeof(jw));
+			levels[0]->madd(&jw, &pa, &ab, ~(uint64_t)0);
+			levels[l]->madd(&jg, &pa, &ab, ~(uint64_t)0);
+			assert_memory_equal(&jg, &jw, sizeof(jw));
 		}
 	}
 }
