@@ -65,6 +65,8 @@ struct p256_impl {
 	/* Montgomery multiplication mod n: a·b·2^-256. */
 	void (*sc_mul)(p256_fe r, const p256_fe a, const p256_fe b);
 	void (*sc_sqr)(p256_fe r, const p256_fe a);
+	/* a^-1 mod n for a plain a (0 for 0), constant time. */
+	void (*sc_inv)(p256_fe r, const p256_fe a);
 	/* Doubling; infinity stays infinity (P-256 has no point of order 2). */
 	void (*dbl)(p256_jac *r, const p256_jac *a);
 	/* a + b for any a, b (infinity, equal, opposite): constant time. */

@@ -15,6 +15,8 @@
  * "madd-2007-bl" from the Explicit-Formulas Database. Every exceptional case
  * (an input at infinity, equal inputs) is resolved with masks, not branches.
  */
+#include <string.h>
+
 #ifndef P256_LEVEL_NAME
 #error "define P256_LEVEL_NAME before including p256_point_impl.h"
 #endif
@@ -68,6 +70,50 @@ static void fe_inv(p256_fe r, const p256_fe a)
 	fe_mul(t, t, x30);
 	fe_sqr_n(t, t, 2);
 	fe_mul(r, t, a);
+}
+
+/*
+ * a^-1 mod n by Fermat, a^(n-2), a plain integer in and out; 0 for 0. The
+ * exponent's top half is 32 ones, 32 zeros and 64 ones, built as runs like
+ * fe_inv's; the bottom half goes by 4-bit windows over a^1..a^15. The
+ * branches are on the public exponent only.
+ */
+static void sc_inv(p256_fe r, const p256_fe a)
+{
+	static const p256_fe one = {1, 0, 0, 0};
+	static const uint64_t low[2] = {0xf3b9cac2fc63254fULL, 0xbce6faada7179e84ULL};
+	p256_fe pow[16], x32, x;
+
+	sc_mul(pow[1], a, P256_R2N);
+	for (int i = 2; i < 16; i++)
+		sc_mul(pow[i], pow[i - 1], pow[1]);
+	/* x32 = a^(2^32 - 1) from a^(2^4 - 1) */
+	memcpy(x32, pow[15], sizeof(x32));
+	for (int run = 4; run < 32; run *= 2) {
+		memcpy(x, x32, sizeof(x));
+		for (int i = 0; i < run; i++)
+			sc_sqr(x, x);
+		sc_mul(x32, x, x32);
+	}
+	memcpy(x, x32, sizeof(x));
+	for (int i = 0; i < 64; i++)
+		sc_sqr(x, x);
+	sc_mul(x, x, x32);
+	for (int i = 0; i < 32; i++)
+		sc_sqr(x, x);
+	sc_mul(x, x, x32);
+	for (int nib = 31; nib >= 0; nib--) {
+		const unsigned e = (unsigned)(low[nib / 16] >> (4 * (nib % 16))) & 15;
+
+		for (int i = 0; i < 4; i++)
+			sc_sqr(x, x);
+		if (e != 0)
+			sc_mul(x, x, pow[e]);
+	}
+	sc_mul(r, x, one);
+	memset(pow, 0, sizeof(pow));
+	memset(x32, 0, sizeof(x32));
+	memset(x, 0, sizeof(x));
 }
 
 static void jac_cmov(p256_jac *r, const p256_jac *a, uint64_t mask)
@@ -241,6 +287,7 @@ const struct p256_impl P256_CAT(p256_impl_, P256_LEVEL_NAME) = {
 	.fe_inv = fe_inv,
 	.sc_mul = sc_mul,
 	.sc_sqr = sc_sqr,
+	.sc_inv = sc_inv,
 	.dbl = pt_dbl,
 	.add = pt_add,
 	.madd = pt_madd,
