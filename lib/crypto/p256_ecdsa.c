@@ -148,12 +148,23 @@ out:
 	return ret;
 }
 
+/* Whether the Jacobian X with Z^2 = z2 is the x coordinate v (plain, < p). */
+static int x_is(const struct p256_impl *im, const p256_fe v, const p256_fe z2, const p256_fe x)
+{
+	p256_fe t;
+
+	im->fe_mul(t, v, P256_R2P);
+	im->fe_mul(t, t, z2);
+	return p256_fe_eq(t, x) != 0;
+}
+
 int sotls_p256_verify(const struct p256_impl *im, const uint8_t pub[65], const uint8_t *hash,
 		      size_t hash_len, const uint8_t sig[64])
 {
-	p256_aff q, ra;
+	p256_aff q;
 	p256_jac a, b;
-	p256_fe r, s, e, w, u1, u2, x;
+	p256_fe r, s, e, w, u1, u2, z2, rn, t;
+	uint64_t carry = 0;
 
 	if (im == NULL)
 		im = p256_impl_default();
@@ -173,10 +184,21 @@ int sotls_p256_verify(const struct p256_impl *im, const uint8_t pub[65], const u
 	p256_mul_var(im, &b, u2, &q);
 	im->add(&a, &a, &b);
 	/* Step 5: R at infinity is a reject. */
-	if (p256_to_affine(im, &ra, &a))
+	if (p256_fe_is_zero(a.z))
 		return SOTLS_P256_ERR_SIG;
-	/* Steps 6-8: v = x_R mod n must equal r. */
-	p256_fe_from_mont(im, x, ra.x);
-	p256_sc_reduce(x, x);
-	return p256_fe_eq(x, r) ? SOTLS_P256_OK : SOTLS_P256_ERR_SIG;
+	/* Steps 6-8: v = x_R mod n must equal r. x_R = X/Z^2 < p < 2n, so v = r
+	 * means x_R = r or, when r + n < p, x_R = r + n: compared as X = x·Z^2,
+	 * which needs no inversion. */
+	im->fe_sqr(z2, a.z);
+	if (x_is(im, r, z2, a.x))
+		return SOTLS_P256_OK;
+	for (int i = 0; i < 4; i++) {
+		const p256_u128 sum = (p256_u128)r[i] + P256_N[i] + carry;
+
+		rn[i] = (uint64_t)sum;
+		carry = (uint64_t)(sum >> 64);
+	}
+	if (!carry && p256_sub4(t, rn, P256_P) && x_is(im, rn, z2, a.x))
+		return SOTLS_P256_OK;
+	return SOTLS_P256_ERR_SIG;
 }
