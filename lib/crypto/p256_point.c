@@ -77,31 +77,29 @@ static uint64_t digit_abs(int8_t d, uint64_t *neg)
 	return ((uint64_t)sd ^ sign) - sign;
 }
 
-static void jac_select(p256_jac *r, const p256_jac *tab, int n, uint64_t idx)
+/*
+ * r = entry idx (1..n) of a table of n entries of `fes` field elements each,
+ * or all zeros for idx = 0: every entry is read and masked.
+ */
+void p256_select_generic(uint64_t *r, const uint64_t *tab, int n, int fes, uint64_t idx)
 {
-	memset(r, 0, sizeof(*r));
-	for (int j = 0; j < n; j++) {
-		const uint64_t m = p256_mask_zero64(idx - (uint64_t)(j + 1));
+	memset(r, 0, sizeof(uint64_t) * 4 * (size_t)fes);
+	for (int e = 0; e < n; e++) {
+		const uint64_t m = p256_mask_zero64(idx - (uint64_t)(e + 1));
 
-		for (int k = 0; k < 4; k++) {
-			r->x[k] |= tab[j].x[k] & m;
-			r->y[k] |= tab[j].y[k] & m;
-			r->z[k] |= tab[j].z[k] & m;
-		}
+		for (int k = 0; k < 4 * fes; k++)
+			r[k] |= tab[4 * fes * e + k] & m;
 	}
 }
 
 static void aff_select(p256_aff *r, const p256_aff *tab, int n, uint64_t idx)
 {
-	memset(r, 0, sizeof(*r));
-	for (int j = 0; j < n; j++) {
-		const uint64_t m = p256_mask_zero64(idx - (uint64_t)(j + 1));
+	p256_select()((uint64_t *)r, (const uint64_t *)tab, n, 2, idx);
+}
 
-		for (int k = 0; k < 4; k++) {
-			r->x[k] |= tab[j].x[k] & m;
-			r->y[k] |= tab[j].y[k] & m;
-		}
-	}
+static void jac_select(p256_jac *r, const p256_jac *tab, int n, uint64_t idx)
+{
+	p256_select()((uint64_t *)r, (const uint64_t *)tab, n, 3, idx);
 }
 
 void p256_mul_base(const struct p256_impl *im, p256_jac *r, const p256_fe k)
