@@ -186,6 +186,23 @@ static inline void p256_fe_sub(p256_fe r, const p256_fe a, const p256_fe b)
 	p256_sub_mod(r, a, b, P256_P);
 }
 
+/* r = a / 2 mod p: a, plus p when a is odd, shifted right. */
+static inline void p256_fe_half(p256_fe r, const p256_fe a)
+{
+	const uint64_t odd = 0 - (a[0] & 1);
+	uint64_t t[4];
+	p256_u128 c = 0;
+
+	for (int i = 0; i < 4; i++) {
+		c += (p256_u128)a[i] + (P256_P[i] & odd);
+		t[i] = (uint64_t)c;
+		c >>= 64;
+	}
+	for (int i = 0; i < 3; i++)
+		r[i] = (t[i] >> 1) | (t[i + 1] << 63);
+	r[3] = (t[3] >> 1) | ((uint64_t)c << 63);
+}
+
 /* r = mask ? -a : a */
 static inline void p256_fe_cneg(p256_fe r, const p256_fe a, uint64_t mask)
 {
