@@ -215,7 +215,7 @@ int sotls_p256_verify(const struct p256_impl *im, const uint8_t pub[65], const u
 	p256_sc_mul(im, u1, e, w);
 	p256_sc_mul(im, u2, r, w);
 	p256_mul_base(im, &a, u1);
-	p256_mul_var(im, &b, u2, &q);
+	p256_mul_var_public(im, &b, u2, &q);
 	im->add(&a, &a, &b);
 	/* Step 5: R at infinity is a reject. */
 	if (p256_fe_is_zero(a.z))

@@ -34,6 +34,11 @@ void p256_mul_base(const struct p256_impl *im, p256_jac *r, const p256_fe k);
 /* r = k·P, constant time in k and P; k < n, P on the curve. */
 void p256_mul_var(const struct p256_impl *im, p256_jac *r, const p256_fe k, const p256_aff *p);
 
+/* r = k·P in variable time, for public k and P (verification): a width-5
+ * NAF over 1P, 3P, .., 15P, no table scans. */
+void p256_mul_var_public(const struct p256_impl *im, p256_jac *r, const p256_fe k,
+			 const p256_aff *p);
+
 /* Affine coordinates of a; all ones when a is the point at infinity (then r = 0). */
 uint64_t p256_to_affine(const struct p256_impl *im, p256_aff *r, const p256_jac *a);
 

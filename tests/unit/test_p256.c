@@ -719,7 +719,26 @@ static void test_edge_scalars(void **state)
 			assert_int_equal(sotls_p256_ecdh(im, k, peer, z), 0);
 			if (memcmp(z, want + 1, 32) != 0)
 				fail_msg("%s: k·P wrong for case %d", im->name, i);
+			/* verification's variable-time k·P, whole point */
+			p256_aff pa, ra;
+			p256_jac rj;
+			p256_fe kl;
+
+			assert_int_equal(p256_point_decode(im, &pa, peer), 0);
+			p256_load_be(kl, k);
+			p256_mul_var_public(im, &rj, kl, &pa);
+			assert_false(p256_to_affine(im, &ra, &rj));
+			p256_point_encode(im, got, &ra);
+			if (memcmp(got, want, 65) != 0)
+				fail_msg("%s: public k·P wrong for case %d", im->name, i);
 		}
+		p256_aff pa;
+		p256_jac rj;
+		const p256_fe zero = {0, 0, 0, 0};
+
+		assert_int_equal(p256_point_decode(im, &pa, peer), 0);
+		p256_mul_var_public(im, &rj, zero, &pa);
+		assert_true(p256_fe_is_zero(rj.z));
 		/* 0, n, n+1, 2^256-1: not private keys */
 		const int bad[] = {0, 1, 2};
 		for (size_t b = 0; b < 3; b++) {
