@@ -1,12 +1,12 @@
 /*
  * P-256 ECDSA: signing (SEC1 §4.1.3) with RFC 6979 nonces over HMAC-SHA-256
- * (mbedTLS's), and verification (SEC1 §4.1.4).
+ * (sha256.h), and verification (SEC1 §4.1.4).
  */
 #include "p256.h"
 #include "p256_point.h"
 #include "p256_scalar.h"
+#include "sha256.h"
 
-#include <mbedtls/sha256.h>
 #include <string.h>
 
 /*
@@ -16,74 +16,69 @@
  * saves two of the four compressions of each further HMAC.
  */
 struct rfc6979 {
-	mbedtls_sha256_context inner, outer;
+	struct sotls_sha256 inner, outer;
 	uint8_t k[32], v[32];
 };
 
 /* The key blocks of st->k (RFC 2104: K padded to 64 bytes). */
-static int hmac_key(struct rfc6979 *st)
+static void hmac_key(struct rfc6979 *st)
 {
 	uint8_t pad[64];
-	int ret;
 
 	for (int i = 0; i < 64; i++)
 		pad[i] = (uint8_t)((i < 32 ? st->k[i] : 0) ^ 0x36);
-	ret = mbedtls_sha256_starts(&st->inner, 0) != 0 ||
-	      mbedtls_sha256_update(&st->inner, pad, 64) != 0;
+	sotls_sha256_init(&st->inner, NULL);
+	sotls_sha256_update(&st->inner, pad, 64);
 	for (int i = 0; i < 64; i++)
 		pad[i] ^= 0x36 ^ 0x5c;
-	ret = ret || mbedtls_sha256_starts(&st->outer, 0) != 0 ||
-	      mbedtls_sha256_update(&st->outer, pad, 64) != 0;
+	sotls_sha256_init(&st->outer, NULL);
+	sotls_sha256_update(&st->outer, pad, 64);
 	memset(pad, 0, sizeof(pad));
-	return ret ? -1 : 0;
 }
 
 /* out = HMAC_K(V || sep || x || h || extra), sep < 0 meaning V alone. */
-static int hmac_kv(struct rfc6979 *st, uint8_t out[32], int sep, const uint8_t x[32],
-		   const uint8_t h[32], const uint8_t *extra, size_t extra_len)
+static void hmac_kv(struct rfc6979 *st, uint8_t out[32], int sep, const uint8_t x[32],
+		    const uint8_t h[32], const uint8_t *extra, size_t extra_len)
 {
 	const uint8_t b = (uint8_t)sep;
-	mbedtls_sha256_context c;
+	struct sotls_sha256 c = st->inner;
 	uint8_t ih[32];
-	int ret;
 
-	mbedtls_sha256_init(&c);
-	mbedtls_sha256_clone(&c, &st->inner);
-	ret = mbedtls_sha256_update(&c, st->v, 32) != 0 ||
-	      (sep >= 0 && (mbedtls_sha256_update(&c, &b, 1) != 0 ||
-			    (x != NULL && (mbedtls_sha256_update(&c, x, 32) != 0 ||
-					   mbedtls_sha256_update(&c, h, 32) != 0)) ||
-			    (extra_len > 0 && mbedtls_sha256_update(&c, extra, extra_len) != 0))) ||
-	      mbedtls_sha256_finish(&c, ih) != 0;
-	mbedtls_sha256_clone(&c, &st->outer);
-	ret = ret || mbedtls_sha256_update(&c, ih, 32) != 0 || mbedtls_sha256_finish(&c, out) != 0;
-	mbedtls_sha256_free(&c);
+	sotls_sha256_update(&c, st->v, 32);
+	if (sep >= 0) {
+		sotls_sha256_update(&c, &b, 1);
+		if (x != NULL) {
+			sotls_sha256_update(&c, x, 32);
+			sotls_sha256_update(&c, h, 32);
+		}
+		sotls_sha256_update(&c, extra, extra_len);
+	}
+	sotls_sha256_final(&c, ih);
+	c = st->outer;
+	sotls_sha256_update(&c, ih, 32);
+	sotls_sha256_final(&c, out);
 	memset(ih, 0, sizeof(ih));
-	return ret ? -1 : 0;
 }
 
 /* K = HMAC_K(V || sep || x || h || extra), V = HMAC_K(V): steps d-g, and
  * h.3 after a rejected candidate (sep 0, no x). */
-static int rfc6979_rekey(struct rfc6979 *st, int sep, const uint8_t x[32], const uint8_t h[32],
-			 const uint8_t *extra, size_t extra_len)
+static void rfc6979_rekey(struct rfc6979 *st, int sep, const uint8_t x[32], const uint8_t h[32],
+			  const uint8_t *extra, size_t extra_len)
 {
-	if (hmac_kv(st, st->k, sep, x, h, extra, extra_len) != 0 || hmac_key(st) != 0)
-		return -1;
-	return hmac_kv(st, st->v, -1, NULL, NULL, NULL, 0);
+	hmac_kv(st, st->k, sep, x, h, extra, extra_len);
+	hmac_key(st);
+	hmac_kv(st, st->v, -1, NULL, NULL, NULL, 0);
 }
 
 /* RFC 6979 §3.2 steps b-g (with §3.6's additional data k'). */
-static int rfc6979_init(struct rfc6979 *st, const uint8_t x[32], const uint8_t h[32],
-			const uint8_t *extra, size_t extra_len)
+static void rfc6979_init(struct rfc6979 *st, const uint8_t x[32], const uint8_t h[32],
+			 const uint8_t *extra, size_t extra_len)
 {
 	memset(st->v, 0x01, 32);
 	memset(st->k, 0x00, 32);
-	if (hmac_key(st) != 0)
-		return -1;
+	hmac_key(st);
 	for (int sep = 0; sep < 2; sep++)
-		if (rfc6979_rekey(st, sep, x, h, extra, extra_len) != 0)
-			return -1;
-	return 0;
+		rfc6979_rekey(st, sep, x, h, extra, extra_len);
 }
 
 /* r, s for nonce k: r = x(k·G) mod n, s = k^-1 (e + r·d) mod n; all ones when
@@ -155,29 +150,20 @@ int sotls_p256_sign(const struct p256_impl *im, const uint8_t priv[32], const ui
 	struct rfc6979 st;
 	p256_fe e;
 	uint8_t h1[32];
-	int ret = SOTLS_P256_ERR_HMAC;
+	int ret;
 
 	/* RFC 6979 §2.3.4 bits2octets(h1) = int2octets(bits2int(h1) mod q). */
 	p256_sc_from_hash(e, hash, hash_len);
 	p256_store_be(h1, e);
-	mbedtls_sha256_init(&st.inner);
-	mbedtls_sha256_init(&st.outer);
-	if (rfc6979_init(&st, priv, h1, extra, extra_len) != 0)
-		goto out;
+	rfc6979_init(&st, priv, h1, extra, extra_len);
 	for (;;) {
 		/* Step h.2: T = V (tlen = qlen = 256 bits), k = bits2int(T). */
-		if (hmac_kv(&st, st.v, -1, NULL, NULL, NULL, 0) != 0)
-			goto out;
+		hmac_kv(&st, st.v, -1, NULL, NULL, NULL, 0);
 		ret = sotls_p256_sign_nonce(im, priv, hash, hash_len, st.v, sig);
 		if (ret != SOTLS_P256_ERR_NONCE)
 			break;
-		ret = SOTLS_P256_ERR_HMAC;
-		if (rfc6979_rekey(&st, 0, NULL, NULL, NULL, 0) != 0)
-			goto out;
+		rfc6979_rekey(&st, 0, NULL, NULL, NULL, 0);
 	}
-out:
-	mbedtls_sha256_free(&st.inner);
-	mbedtls_sha256_free(&st.outer);
 	memset(&st, 0, sizeof(st));
 	return ret;
 }

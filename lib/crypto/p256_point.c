@@ -85,7 +85,13 @@ void p256_select_generic(uint64_t *r, const uint64_t *tab, int n, int fes, uint6
 {
 	memset(r, 0, sizeof(uint64_t) * 4 * (size_t)fes);
 	for (int e = 0; e < n; e++) {
-		const uint64_t m = p256_mask_zero64(idx - (uint64_t)(e + 1));
+		uint64_t j = (uint64_t)(e + 1);
+
+		/* Hidden from gcc, which otherwise counts the loop with idx - j
+		 * and so ends it by a comparison on the secret idx (the ct suite
+		 * caught that). */
+		__asm__("" : "+r"(j));
+		const uint64_t m = p256_mask_zero64(idx - j);
 
 		for (int k = 0; k < 4 * fes; k++)
 			r[k] |= tab[4 * fes * e + k] & m;
