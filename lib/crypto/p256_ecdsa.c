@@ -87,19 +87,22 @@ static uint64_t sign_with(const struct p256_impl *im, p256_fe r, p256_fe s, cons
 			  const p256_fe d, const p256_fe e)
 {
 	p256_jac q;
-	p256_aff a;
-	p256_fe x, kinv;
+	p256_fe x, zi, kinv;
 
 	p256_mul_base(im, &q, k);
-	p256_to_affine(im, &a, &q);
-	p256_fe_from_mont(im, x, a.x);
+	/* x_R = X / Z^2; Z^-1 and k^-1 in one interleaved run. k·G is not at
+	 * infinity for k in [1, n-1]. */
+	im->inv2(zi, q.z, kinv, k);
+	im->fe_sqr(zi, zi);
+	im->fe_mul(x, q.x, zi);
+	p256_fe_from_mont(im, x, x);
 	p256_sc_reduce(r, x);
 	p256_sc_mul(im, s, r, d);
 	p256_sc_add(s, s, e);
-	p256_sc_inv(im, kinv, k);
 	p256_sc_mul(im, s, s, kinv);
 	memset(&q, 0, sizeof(q));
-	memset(&a, 0, sizeof(a));
+	memset(x, 0, sizeof(x));
+	memset(zi, 0, sizeof(zi));
 	memset(kinv, 0, sizeof(kinv));
 	return ~p256_fe_is_zero(r) & ~p256_fe_is_zero(s);
 }

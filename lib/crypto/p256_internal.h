@@ -67,6 +67,8 @@ struct p256_impl {
 	void (*sc_sqr)(p256_fe r, const p256_fe a);
 	/* a^-1 mod n for a plain a (0 for 0), constant time. */
 	void (*sc_inv)(p256_fe r, const p256_fe a);
+	/* Both at once, interleaved (a signature's two inversions). */
+	void (*inv2)(p256_fe zi, const p256_fe z, p256_fe ki, const p256_fe k);
 	/* Doubling; infinity stays infinity (P-256 has no point of order 2). */
 	void (*dbl)(p256_jac *r, const p256_jac *a);
 	/* a + b for any a, b (infinity, equal, opposite): constant time. */

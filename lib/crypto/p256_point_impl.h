@@ -26,94 +26,144 @@
 #define P256_STR2(a) #a
 #define P256_STR(a) P256_STR2(a)
 
-/* r = a^(2^k), k >= 1 */
-static void fe_sqr_n(p256_fe r, const p256_fe a, int k)
+/*
+ * Both inversions are Fermat's, a^(m-2), as addition chains: steps
+ * r[dst] = r[src]^(2^sqr) · r[mul] over a few registers (the exponents are
+ * public, so the steps are data). They are one long run of dependent
+ * squarings each, bound by the multiplication's latency; a signature needs
+ * both (Z^-1 mod p for x(k·G), k^-1 mod n), so inv2 runs the two chains
+ * interleaved one operation at a time and the CPU overlaps them.
+ */
+struct chain_step {
+	uint8_t sqr, dst, src, mul;
+};
+
+struct chain {
+	const struct chain_step *step;
+	int steps, at, left; /* the step being run, and squarings left in it */
+	p256_fe *reg, t;
+	int mod_n;
+};
+
+/* One multiplication or squaring of c's current step; 0 once it is done. */
+static inline int chain_op(struct chain *c)
 {
-	fe_sqr(r, a);
-	for (int i = 1; i < k; i++)
-		fe_sqr(r, r);
+	if (c->at == c->steps)
+		return 0;
+	const struct chain_step *st = &c->step[c->at];
+
+	if (c->left == st->sqr)
+		memcpy(c->t, c->reg[st->src], sizeof(p256_fe));
+	if (c->left > 0) {
+		if (c->mod_n)
+			sc_sqr(c->t, c->t);
+		else
+			fe_sqr(c->t, c->t);
+		c->left--;
+		return 1;
+	}
+	if (c->mod_n)
+		sc_mul(c->reg[st->dst], c->t, c->reg[st->mul]);
+	else
+		fe_mul(c->reg[st->dst], c->t, c->reg[st->mul]);
+	if (++c->at < c->steps)
+		c->left = c->step[c->at].sqr;
+	return 1;
+}
+
+static void chain_start(struct chain *c, const struct chain_step *step, int steps, p256_fe *reg,
+			int mod_n)
+{
+	c->step = step;
+	c->steps = steps;
+	c->at = 0;
+	c->left = step[0].sqr;
+	c->reg = reg;
+	c->mod_n = mod_n;
 }
 
 /*
- * Fermat: a^(p-2). The exponent, from the top bit down, is 32 ones, 31 zeros,
- * a one, 96 zeros, 94 ones, a zero and a one; the chain builds the runs of
- * ones as a^(2^k - 1) and shifts them into place.
+ * p - 2, from the top bit down: 32 ones, 31 zeros, a one, 96 zeros, 94 ones,
+ * a zero and a one; the runs of ones are a^(2^k - 1), shifted into place.
+ * Registers: a, x2, x4, x8, x16, x32, x30 (x_k = a^(2^k - 1)) and the result.
  */
-static void fe_inv(p256_fe r, const p256_fe a)
+enum { FA, FX2, FX4, FX8, FX16, FX32, FX30, FR, FREGS };
+static const struct chain_step FE_CHAIN[] = {
+	{1, FX2, FA, FA},      {2, FX4, FX2, FX2},    {4, FX8, FX4, FX4},
+	{8, FX16, FX8, FX8},   {16, FX32, FX16, FX16}, {8, FX30, FX16, FX8},
+	{4, FX30, FX30, FX4},  {2, FX30, FX30, FX2},  {32, FR, FX32, FA},
+	{128, FR, FR, FX32},   {32, FR, FR, FX32},    {30, FR, FR, FX30},
+	{2, FR, FR, FA},
+};
+
+/*
+ * n - 2: its top half is 32 ones, 32 zeros and 64 ones, built as runs like
+ * p - 2's; the bottom half, 0xbce6faada7179e84f3b9cac2fc63254f, goes by
+ * 4-bit windows over a^1..a^15 (none of its nibbles is zero).
+ * Registers: a^1..a^15, x32, the result.
+ */
+enum { SX32 = 16, SR, SREGS };
+#define SC_CHAIN_STEPS (14 + 5 + 32)
+
+static void sc_chain(struct chain_step st[SC_CHAIN_STEPS])
 {
-	p256_fe x2, x4, x8, x16, x30, x32, t;
+	static const uint64_t low[2] = {0xf3b9cac2fc63254fULL, 0xbce6faada7179e84ULL};
+	int k = 0;
 
-	fe_sqr(t, a);
-	fe_mul(x2, t, a);
-	fe_sqr_n(t, x2, 2);
-	fe_mul(x4, t, x2);
-	fe_sqr_n(t, x4, 4);
-	fe_mul(x8, t, x4);
-	fe_sqr_n(t, x8, 8);
-	fe_mul(x16, t, x8);
-	fe_sqr_n(t, x16, 16);
-	fe_mul(x32, t, x16);
-	fe_sqr_n(t, x16, 8);
-	fe_mul(x30, t, x8);
-	fe_sqr_n(x30, x30, 4);
-	fe_mul(x30, x30, x4);
-	fe_sqr_n(x30, x30, 2);
-	fe_mul(x30, x30, x2);
-
-	fe_sqr_n(t, x32, 32);
-	fe_mul(t, t, a);
-	fe_sqr_n(t, t, 96 + 32);
-	fe_mul(t, t, x32);
-	fe_sqr_n(t, t, 32);
-	fe_mul(t, t, x32);
-	fe_sqr_n(t, t, 30);
-	fe_mul(t, t, x30);
-	fe_sqr_n(t, t, 2);
-	fe_mul(r, t, a);
+	for (int i = 2; i < 16; i++)
+		st[k++] = (struct chain_step){0, (uint8_t)i, (uint8_t)(i - 1), 1};
+	st[k++] = (struct chain_step){4, SX32, 15, 15};
+	st[k++] = (struct chain_step){8, SX32, SX32, SX32};
+	st[k++] = (struct chain_step){16, SX32, SX32, SX32};
+	st[k++] = (struct chain_step){64, SR, SX32, SX32};
+	st[k++] = (struct chain_step){32, SR, SR, SX32};
+	for (int nib = 31; nib >= 0; nib--)
+		st[k++] = (struct chain_step){4, SR, SR,
+					      (uint8_t)((low[nib / 16] >> (4 * (nib % 16))) & 15)};
 }
 
 /*
- * a^-1 mod n by Fermat, a^(n-2), a plain integer in and out; 0 for 0. The
- * exponent's top half is 32 ones, 32 zeros and 64 ones, built as runs like
- * fe_inv's; the bottom half goes by 4-bit windows over a^1..a^15. The
- * branches are on the public exponent only.
+ * zi = z^-1 mod p (Montgomery in and out) and ki = k^-1 mod n (plain in and
+ * out), 0 for 0, either skipped when its input is NULL. Constant time.
  */
-static void sc_inv(p256_fe r, const p256_fe a)
+static void inv2(p256_fe zi, const p256_fe z, p256_fe ki, const p256_fe k)
 {
 	static const p256_fe one = {1, 0, 0, 0};
-	static const uint64_t low[2] = {0xf3b9cac2fc63254fULL, 0xbce6faada7179e84ULL};
-	p256_fe pow[16], x32, x;
+	p256_fe freg[FREGS], sreg[SREGS];
+	struct chain_step sst[SC_CHAIN_STEPS];
+	struct chain fc, sc;
+	int busy;
 
-	sc_mul(pow[1], a, P256_R2N);
-	for (int i = 2; i < 16; i++)
-		sc_mul(pow[i], pow[i - 1], pow[1]);
-	/* x32 = a^(2^32 - 1) from a^(2^4 - 1) */
-	memcpy(x32, pow[15], sizeof(x32));
-	for (int run = 4; run < 32; run *= 2) {
-		memcpy(x, x32, sizeof(x));
-		for (int i = 0; i < run; i++)
-			sc_sqr(x, x);
-		sc_mul(x32, x, x32);
-	}
-	memcpy(x, x32, sizeof(x));
-	for (int i = 0; i < 64; i++)
-		sc_sqr(x, x);
-	sc_mul(x, x, x32);
-	for (int i = 0; i < 32; i++)
-		sc_sqr(x, x);
-	sc_mul(x, x, x32);
-	for (int nib = 31; nib >= 0; nib--) {
-		const unsigned e = (unsigned)(low[nib / 16] >> (4 * (nib % 16))) & 15;
+	chain_start(&fc, FE_CHAIN, z != NULL ? (int)(sizeof(FE_CHAIN) / sizeof(FE_CHAIN[0])) : 0,
+		    freg, 0);
+	if (z != NULL)
+		memcpy(freg[FA], z, sizeof(p256_fe));
+	sc_chain(sst);
+	chain_start(&sc, sst, k != NULL ? SC_CHAIN_STEPS : 0, sreg, 1);
+	if (k != NULL)
+		sc_mul(sreg[1], k, P256_R2N);
+	do {
+		busy = chain_op(&fc);
+		busy |= chain_op(&sc);
+	} while (busy);
+	if (z != NULL)
+		memcpy(zi, freg[FR], sizeof(p256_fe));
+	if (k != NULL)
+		sc_mul(ki, sreg[SR], one);
+	memset(freg, 0, sizeof(freg));
+	memset(sreg, 0, sizeof(sreg));
+	memset(&fc, 0, sizeof(fc));
+	memset(&sc, 0, sizeof(sc));
+}
 
-		for (int i = 0; i < 4; i++)
-			sc_sqr(x, x);
-		if (e != 0)
-			sc_mul(x, x, pow[e]);
-	}
-	sc_mul(r, x, one);
-	memset(pow, 0, sizeof(pow));
-	memset(x32, 0, sizeof(x32));
-	memset(x, 0, sizeof(x));
+static void fe_inv(p256_fe r, const p256_fe a)
+{
+	inv2(r, a, NULL, NULL);
+}
+
+static void sc_inv(p256_fe r, const p256_fe a)
+{
+	inv2(NULL, NULL, r, a);
 }
 
 static void jac_cmov(p256_jac *r, const p256_jac *a, uint64_t mask)
@@ -273,6 +323,7 @@ const struct p256_impl P256_CAT(p256_impl_, P256_LEVEL_NAME) = {
 	.sc_mul = sc_mul,
 	.sc_sqr = sc_sqr,
 	.sc_inv = sc_inv,
+	.inv2 = inv2,
 	.dbl = pt_dbl,
 	.add = pt_add,
 	.madd = pt_madd,
