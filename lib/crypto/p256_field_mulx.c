@@ -1,10 +1,11 @@
 /*
- * P-256 field multiplication and squaring for CPUs with BMI2 and ADX, in GNU
- * inline assembly, compiled with -mbmi2 -madx (p256_level.c calls it only
- * when the CPU has both). gcc 12 does not keep two carry chains from the
- * _addcarryx_u64 intrinsics (it spilled them through SETC and ran at half
- * the portable speed), and its own MULX code of the portable level's schedule was no
- * faster than the portable level, so the rows are written out: MULX leaves
+ * P-256 multiplication and squaring mod p and mod n, and addition and
+ * subtraction mod p, for CPUs with BMI2 and ADX, in GNU inline assembly,
+ * compiled with -mbmi2 -madx (p256_level.c calls it only when the CPU has
+ * both). gcc 12 does not keep two carry chains from the _addcarryx_u64
+ * intrinsics (it spilled them through SETC and ran at half the portable
+ * speed), and its own MULX code of the portable schedule was no faster than
+ * the portable level, so the rows are written out: MULX leaves
  * the flags alone, ADCX carries through CF only and ADOX through OF only, so
  * the low and high halves of a row's products go into the accumulator as
  * two independent chains.
