@@ -96,6 +96,7 @@ enum sotls_cpu_level sotls_cpu_level(void)
 #define CPUID7_EBX_BMI2 (1u << 8)
 #define CPUID7_EBX_ADX (1u << 19)
 #define CPUID7_EBX_IFMA (1u << 21)
+#define CPUID7_EBX_SHA (1u << 29)
 
 static bool leaf7_ebx_has(unsigned bits)
 {
@@ -117,6 +118,12 @@ bool sotls_cpu_has_ifma(void)
 {
 	return sotls_cpu_level() == SOTLS_CPU_AVX512 && sotls_cpu_has_mulx_adx() &&
 	       leaf7_ebx_has(CPUID7_EBX_IFMA);
+}
+
+bool sotls_cpu_has_sha_ni(void)
+{
+	/* The aesni level brings the SSSE3 and SSE4.1 the SHA-NI code also uses. */
+	return sotls_cpu_level() != SOTLS_CPU_GENERIC && leaf7_ebx_has(CPUID7_EBX_SHA);
 }
 
 const char *sotls_cpu_level_name(enum sotls_cpu_level level)

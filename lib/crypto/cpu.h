@@ -41,5 +41,8 @@ const char *sotls_cpu_level_name(enum sotls_cpu_level level);
  */
 bool sotls_cpu_has_mulx_adx(void);
 bool sotls_cpu_has_ifma(void);
+/* The SHA extensions (with the aesni level's SSSE3 and SSE4.1), for
+ * SHA-256; false under SOTLS_CPU=generic. */
+bool sotls_cpu_has_sha_ni(void);
 
 #endif

@@ -23,7 +23,6 @@ enum sotls_p256_status {
 	SOTLS_P256_ERR_INFINITY = -3, /* result at infinity */
 	SOTLS_P256_ERR_SIG_RANGE = -4,	/* r or s not in [1, n-1] */
 	SOTLS_P256_ERR_SIG = -5,      /* signature does not verify */
-	SOTLS_P256_ERR_HMAC = -6,     /* RFC 6979's HMAC-SHA-256 failed (allocation) */
 	SOTLS_P256_ERR_NONCE = -7,    /* nonce not in [1, n-1], or r or s zero: draw another */
 };
 

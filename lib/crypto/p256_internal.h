@@ -64,6 +64,11 @@ struct p256_impl {
 	void (*fe_inv)(p256_fe r, const p256_fe a);
 	/* Montgomery multiplication mod n: a·b·2^-256. */
 	void (*sc_mul)(p256_fe r, const p256_fe a, const p256_fe b);
+	void (*sc_sqr)(p256_fe r, const p256_fe a);
+	/* a^-1 mod n for a plain a (0 for 0), constant time. */
+	void (*sc_inv)(p256_fe r, const p256_fe a);
+	/* Both at once, interleaved (a signature's two inversions). */
+	void (*inv2)(p256_fe zi, const p256_fe z, p256_fe ki, const p256_fe k);
 	/* Doubling; infinity stays infinity (P-256 has no point of order 2). */
 	void (*dbl)(p256_jac *r, const p256_jac *a);
 	/* a + b for any a, b (infinity, equal, opposite): constant time. */
@@ -181,6 +186,23 @@ static inline void p256_fe_add(p256_fe r, const p256_fe a, const p256_fe b)
 static inline void p256_fe_sub(p256_fe r, const p256_fe a, const p256_fe b)
 {
 	p256_sub_mod(r, a, b, P256_P);
+}
+
+/* r = a / 2 mod p: a, plus p when a is odd, shifted right. */
+static inline void p256_fe_half(p256_fe r, const p256_fe a)
+{
+	const uint64_t odd = 0 - (a[0] & 1);
+	uint64_t t[4];
+	p256_u128 c = 0;
+
+	for (int i = 0; i < 4; i++) {
+		c += (p256_u128)a[i] + (P256_P[i] & odd);
+		t[i] = (uint64_t)c;
+		c >>= 64;
+	}
+	for (int i = 0; i < 3; i++)
+		r[i] = (t[i] >> 1) | (t[i + 1] << 63);
+	r[3] = (t[3] >> 1) | ((uint64_t)c << 63);
 }
 
 /* r = mask ? -a : a */

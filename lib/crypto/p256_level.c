@@ -1,6 +1,7 @@
-/* The P-256 implementation level, chosen once from the CPU (cpu.c). */
+/* The P-256 implementation level and table lookup, each chosen once from the CPU (cpu.c). */
 #include "cpu.h"
 #include "p256_internal.h"
+#include "p256_point.h"
 
 #include <stddef.h>
 
@@ -31,4 +32,17 @@ const struct p256_impl *p256_impl_default(void)
 		chosen = im;
 	}
 	return im;
+}
+
+static p256_select_fn *_Atomic select_chosen;
+
+p256_select_fn *p256_select(void)
+{
+	p256_select_fn *fn = select_chosen;
+
+	if (fn == NULL) {
+		fn = sotls_cpu_level() >= SOTLS_CPU_AVX2 ? p256_select_avx2 : p256_select_generic;
+		select_chosen = fn;
+	}
+	return fn;
 }

@@ -77,31 +77,35 @@ static uint64_t digit_abs(int8_t d, uint64_t *neg)
 	return ((uint64_t)sd ^ sign) - sign;
 }
 
-static void jac_select(p256_jac *r, const p256_jac *tab, int n, uint64_t idx)
+/*
+ * r = entry idx (1..n) of a table of n entries of `fes` field elements each,
+ * or all zeros for idx = 0: every entry is read and masked.
+ */
+void p256_select_generic(uint64_t *r, const uint64_t *tab, int n, int fes, uint64_t idx)
 {
-	memset(r, 0, sizeof(*r));
-	for (int j = 0; j < n; j++) {
-		const uint64_t m = p256_mask_zero64(idx - (uint64_t)(j + 1));
+	memset(r, 0, sizeof(uint64_t) * 4 * (size_t)fes);
+	for (int e = 0; e < n; e++) {
+		uint64_t j = (uint64_t)(e + 1);
 
-		for (int k = 0; k < 4; k++) {
-			r->x[k] |= tab[j].x[k] & m;
-			r->y[k] |= tab[j].y[k] & m;
-			r->z[k] |= tab[j].z[k] & m;
-		}
+		/* Hidden from gcc, which otherwise counts the loop with idx - j
+		 * and so ends it by a comparison on the secret idx (the ct suite
+		 * caught that). */
+		__asm__("" : "+r"(j));
+		const uint64_t m = p256_mask_zero64(idx - j);
+
+		for (int k = 0; k < 4 * fes; k++)
+			r[k] |= tab[4 * fes * e + k] & m;
 	}
 }
 
 static void aff_select(p256_aff *r, const p256_aff *tab, int n, uint64_t idx)
 {
-	memset(r, 0, sizeof(*r));
-	for (int j = 0; j < n; j++) {
-		const uint64_t m = p256_mask_zero64(idx - (uint64_t)(j + 1));
+	p256_select()((uint64_t *)r, (const uint64_t *)tab, n, 2, idx);
+}
 
-		for (int k = 0; k < 4; k++) {
-			r->x[k] |= tab[j].x[k] & m;
-			r->y[k] |= tab[j].y[k] & m;
-		}
-	}
+static void jac_select(p256_jac *r, const p256_jac *tab, int n, uint64_t idx)
+{
+	p256_select()((uint64_t *)r, (const uint64_t *)tab, n, 3, idx);
 }
 
 void p256_mul_base(const struct p256_impl *im, p256_jac *r, const p256_fe k)
@@ -161,6 +165,78 @@ void p256_mul_var(const struct p256_impl *im, p256_jac *r, const p256_fe k, cons
 	memset(tab, 0, sizeof(tab));
 	memset(&t, 0, sizeof(t));
 	memset(&q, 0, sizeof(q));
+}
+
+/* Width-5 NAF of k < 2^256: odd digits in [-15, 15], any five consecutive
+ * digits holding at most one that is not zero. Returns the digit count. */
+static int wnaf5(int8_t naf[258], const p256_fe k)
+{
+	uint64_t v[5] = {k[0], k[1], k[2], k[3], 0};
+	int len = 0;
+
+	while ((v[0] | v[1] | v[2] | v[3] | v[4]) != 0) {
+		int d = 0;
+
+		if (v[0] & 1) {
+			d = (int)(v[0] & 31);
+			if (d >= 16)
+				d -= 32;
+			/* v -= d: clears the low five bits, so only -d > 0 carries */
+			if (d > 0) {
+				v[0] -= (uint64_t)d;
+			} else {
+				uint64_t c = (uint64_t)-d;
+
+				for (int i = 0; i < 5 && c != 0; i++) {
+					v[i] += c;
+					c = v[i] < c;
+				}
+			}
+		}
+		naf[len++] = (int8_t)d;
+		for (int i = 0; i < 4; i++)
+			v[i] = (v[i] >> 1) | (v[i + 1] << 63);
+		v[4] >>= 1;
+	}
+	return len;
+}
+
+void p256_mul_var_public(const struct p256_impl *im, p256_jac *r, const p256_fe k,
+			 const p256_aff *p)
+{
+	int8_t naf[258];
+	p256_jac tab[8], p2, t, o;
+	int started = 0;
+
+	/* tab[j] = (2j + 1)·P */
+	memcpy(tab[0].x, p->x, sizeof(p256_fe));
+	memcpy(tab[0].y, p->y, sizeof(p256_fe));
+	memcpy(tab[0].z, P256_ONE, sizeof(p256_fe));
+	im->dbl(&p2, &tab[0]);
+	for (int j = 1; j < 8; j++)
+		im->add_distinct(&tab[j], &tab[j - 1], &p2);
+
+	memset(r, 0, sizeof(*r));
+	for (int i = wnaf5(naf, k) - 1; i >= 0; i--) {
+		if (started)
+			im->dbl(r, r);
+		if (naf[i] == 0)
+			continue;
+		t = tab[(naf[i] < 0 ? -naf[i] : naf[i]) >> 1];
+		if (naf[i] < 0)
+			p256_fe_cneg(t.y, t.y, ~(uint64_t)0);
+		if (!started) {
+			*r = t;
+			started = 1;
+			continue;
+		}
+		/* The cheap addition gives infinity for equal inputs as for
+		 * opposite ones; only then is the complete one needed. */
+		im->add_distinct(&o, r, &t);
+		if (p256_fe_is_zero(o.z))
+			im->add(&o, r, &t);
+		*r = o;
+	}
 }
 
 uint64_t p256_to_affine(const struct p256_impl *im, p256_aff *r, const p256_jac *a)

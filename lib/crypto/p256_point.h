@@ -19,10 +19,25 @@
 /* Generated at build time by p256_gen_table.c. */
 extern const p256_aff p256_comb_table[P256_COMB_WINDOWS][P256_COMB_POINTS];
 
+/*
+ * The constant-time table lookup: r = entry idx (1..n) of n entries of `fes`
+ * field elements each (an affine or a Jacobian point, contiguous limbs), all
+ * zeros for idx = 0. Portable and AVX2 versions; p256_select gives the one
+ * for this CPU (cpu.c's avx2 level and up, capped by SOTLS_CPU).
+ */
+typedef void p256_select_fn(uint64_t *r, const uint64_t *tab, int n, int fes, uint64_t idx);
+p256_select_fn p256_select_generic, p256_select_avx2;
+p256_select_fn *p256_select(void);
+
 /* r = k·G, constant time; k < n. */
 void p256_mul_base(const struct p256_impl *im, p256_jac *r, const p256_fe k);
 /* r = k·P, constant time in k and P; k < n, P on the curve. */
 void p256_mul_var(const struct p256_impl *im, p256_jac *r, const p256_fe k, const p256_aff *p);
+
+/* r = k·P in variable time, for public k and P (verification): a width-5
+ * NAF over 1P, 3P, .., 15P, no table scans. */
+void p256_mul_var_public(const struct p256_impl *im, p256_jac *r, const p256_fe k,
+			 const p256_aff *p);
 
 /* Affine coordinates of a; all ones when a is the point at infinity (then r = 0). */
 uint64_t p256_to_affine(const struct p256_impl *im, p256_aff *r, const p256_jac *a);

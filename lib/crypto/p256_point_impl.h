@@ -4,14 +4,19 @@
  *   static void fe_mul(p256_fe r, const p256_fe a, const p256_fe b);
  *   static void fe_sqr(p256_fe r, const p256_fe a);
  *   static void sc_mul(p256_fe r, const p256_fe a, const p256_fe b);
+ *   static void sc_sqr(p256_fe r, const p256_fe a);
+ *   static void fe_add(p256_fe r, const p256_fe a, const p256_fe b);
+ *   static void fe_sub(p256_fe r, const p256_fe a, const p256_fe b);
  * (r may alias a or b) and P256_LEVEL_NAME, so that every formula is compiled
  * with that level's multiplication inlined rather than called through a
  * pointer: about 3,000 multiplications make one scalar multiplication.
  *
- * Formulas: Jacobian coordinates with a = -3, "dbl-2001-b", "add-2007-bl" and
- * "madd-2007-bl" from the Explicit-Formulas Database. Every exceptional case
+ * Formulas: Jacobian coordinates with a = -3, the doubling below, and
+ * "add-1998-cmo-2" and "madd-2004-hmv" from the Explicit-Formulas Database. Every exceptional case
  * (an input at infinity, equal inputs) is resolved with masks, not branches.
  */
+#include <string.h>
+
 #ifndef P256_LEVEL_NAME
 #error "define P256_LEVEL_NAME before including p256_point_impl.h"
 #endif
@@ -21,50 +26,144 @@
 #define P256_STR2(a) #a
 #define P256_STR(a) P256_STR2(a)
 
-/* r = a^(2^k), k >= 1 */
-static void fe_sqr_n(p256_fe r, const p256_fe a, int k)
+/*
+ * Both inversions are Fermat's, a^(m-2), as addition chains: steps
+ * r[dst] = r[src]^(2^sqr) · r[mul] over a few registers (the exponents are
+ * public, so the steps are data). They are one long run of dependent
+ * squarings each, bound by the multiplication's latency; a signature needs
+ * both (Z^-1 mod p for x(k·G), k^-1 mod n), so inv2 runs the two chains
+ * interleaved one operation at a time and the CPU overlaps them.
+ */
+struct chain_step {
+	uint8_t sqr, dst, src, mul;
+};
+
+struct chain {
+	const struct chain_step *step;
+	int steps, at, left; /* the step being run, and squarings left in it */
+	p256_fe *reg, t;
+	int mod_n;
+};
+
+/* One multiplication or squaring of c's current step; 0 once it is done. */
+static inline int chain_op(struct chain *c)
 {
-	fe_sqr(r, a);
-	for (int i = 1; i < k; i++)
-		fe_sqr(r, r);
+	if (c->at == c->steps)
+		return 0;
+	const struct chain_step *st = &c->step[c->at];
+
+	if (c->left == st->sqr)
+		memcpy(c->t, c->reg[st->src], sizeof(p256_fe));
+	if (c->left > 0) {
+		if (c->mod_n)
+			sc_sqr(c->t, c->t);
+		else
+			fe_sqr(c->t, c->t);
+		c->left--;
+		return 1;
+	}
+	if (c->mod_n)
+		sc_mul(c->reg[st->dst], c->t, c->reg[st->mul]);
+	else
+		fe_mul(c->reg[st->dst], c->t, c->reg[st->mul]);
+	if (++c->at < c->steps)
+		c->left = c->step[c->at].sqr;
+	return 1;
+}
+
+static void chain_start(struct chain *c, const struct chain_step *step, int steps, p256_fe *reg,
+			int mod_n)
+{
+	c->step = step;
+	c->steps = steps;
+	c->at = 0;
+	c->left = step[0].sqr;
+	c->reg = reg;
+	c->mod_n = mod_n;
 }
 
 /*
- * Fermat: a^(p-2). The exponent, from the top bit down, is 32 ones, 31 zeros,
- * a one, 96 zeros, 94 ones, a zero and a one; the chain builds the runs of
- * ones as a^(2^k - 1) and shifts them into place.
+ * p - 2, from the top bit down: 32 ones, 31 zeros, a one, 96 zeros, 94 ones,
+ * a zero and a one; the runs of ones are a^(2^k - 1), shifted into place.
+ * Registers: a, x2, x4, x8, x16, x32, x30 (x_k = a^(2^k - 1)) and the result.
  */
+enum { FA, FX2, FX4, FX8, FX16, FX32, FX30, FR, FREGS };
+static const struct chain_step FE_CHAIN[] = {
+	{1, FX2, FA, FA},      {2, FX4, FX2, FX2},    {4, FX8, FX4, FX4},
+	{8, FX16, FX8, FX8},   {16, FX32, FX16, FX16}, {8, FX30, FX16, FX8},
+	{4, FX30, FX30, FX4},  {2, FX30, FX30, FX2},  {32, FR, FX32, FA},
+	{128, FR, FR, FX32},   {32, FR, FR, FX32},    {30, FR, FR, FX30},
+	{2, FR, FR, FA},
+};
+
+/*
+ * n - 2: its top half is 32 ones, 32 zeros and 64 ones, built as runs like
+ * p - 2's; the bottom half, 0xbce6faada7179e84f3b9cac2fc63254f, goes by
+ * 4-bit windows over a^1..a^15 (none of its nibbles is zero).
+ * Registers: a^1..a^15, x32, the result.
+ */
+enum { SX32 = 16, SR, SREGS };
+#define SC_CHAIN_STEPS (14 + 5 + 32)
+
+static void sc_chain(struct chain_step st[SC_CHAIN_STEPS])
+{
+	static const uint64_t low[2] = {0xf3b9cac2fc63254fULL, 0xbce6faada7179e84ULL};
+	int k = 0;
+
+	for (int i = 2; i < 16; i++)
+		st[k++] = (struct chain_step){0, (uint8_t)i, (uint8_t)(i - 1), 1};
+	st[k++] = (struct chain_step){4, SX32, 15, 15};
+	st[k++] = (struct chain_step){8, SX32, SX32, SX32};
+	st[k++] = (struct chain_step){16, SX32, SX32, SX32};
+	st[k++] = (struct chain_step){64, SR, SX32, SX32};
+	st[k++] = (struct chain_step){32, SR, SR, SX32};
+	for (int nib = 31; nib >= 0; nib--)
+		st[k++] = (struct chain_step){4, SR, SR,
+					      (uint8_t)((low[nib / 16] >> (4 * (nib % 16))) & 15)};
+}
+
+/*
+ * zi = z^-1 mod p (Montgomery in and out) and ki = k^-1 mod n (plain in and
+ * out), 0 for 0, either skipped when its input is NULL. Constant time.
+ */
+static void inv2(p256_fe zi, const p256_fe z, p256_fe ki, const p256_fe k)
+{
+	static const p256_fe one = {1, 0, 0, 0};
+	p256_fe freg[FREGS], sreg[SREGS];
+	struct chain_step sst[SC_CHAIN_STEPS];
+	struct chain fc, sc;
+	int busy;
+
+	chain_start(&fc, FE_CHAIN, z != NULL ? (int)(sizeof(FE_CHAIN) / sizeof(FE_CHAIN[0])) : 0,
+		    freg, 0);
+	if (z != NULL)
+		memcpy(freg[FA], z, sizeof(p256_fe));
+	sc_chain(sst);
+	chain_start(&sc, sst, k != NULL ? SC_CHAIN_STEPS : 0, sreg, 1);
+	if (k != NULL)
+		sc_mul(sreg[1], k, P256_R2N);
+	do {
+		busy = chain_op(&fc);
+		busy |= chain_op(&sc);
+	} while (busy);
+	if (z != NULL)
+		memcpy(zi, freg[FR], sizeof(p256_fe));
+	if (k != NULL)
+		sc_mul(ki, sreg[SR], one);
+	memset(freg, 0, sizeof(freg));
+	memset(sreg, 0, sizeof(sreg));
+	memset(&fc, 0, sizeof(fc));
+	memset(&sc, 0, sizeof(sc));
+}
+
 static void fe_inv(p256_fe r, const p256_fe a)
 {
-	p256_fe x2, x4, x8, x16, x30, x32, t;
+	inv2(r, a, NULL, NULL);
+}
 
-	fe_sqr(t, a);
-	fe_mul(x2, t, a);
-	fe_sqr_n(t, x2, 2);
-	fe_mul(x4, t, x2);
-	fe_sqr_n(t, x4, 4);
-	fe_mul(x8, t, x4);
-	fe_sqr_n(t, x8, 8);
-	fe_mul(x16, t, x8);
-	fe_sqr_n(t, x16, 16);
-	fe_mul(x32, t, x16);
-	fe_sqr_n(t, x16, 8);
-	fe_mul(x30, t, x8);
-	fe_sqr_n(x30, x30, 4);
-	fe_mul(x30, x30, x4);
-	fe_sqr_n(x30, x30, 2);
-	fe_mul(x30, x30, x2);
-
-	fe_sqr_n(t, x32, 32);
-	fe_mul(t, t, a);
-	fe_sqr_n(t, t, 96 + 32);
-	fe_mul(t, t, x32);
-	fe_sqr_n(t, t, 32);
-	fe_mul(t, t, x32);
-	fe_sqr_n(t, t, 30);
-	fe_mul(t, t, x30);
-	fe_sqr_n(t, t, 2);
-	fe_mul(r, t, a);
+static void sc_inv(p256_fe r, const p256_fe a)
+{
+	inv2(NULL, NULL, r, a);
 }
 
 static void jac_cmov(p256_jac *r, const p256_jac *a, uint64_t mask)
@@ -74,62 +173,68 @@ static void jac_cmov(p256_jac *r, const p256_jac *a, uint64_t mask)
 	p256_fe_cmov(r->z, a->z, mask);
 }
 
+/*
+ * With a = -3: M = 3(X - Z^2)(X + Z^2), S = 4XY^2, X3 = M^2 - 2S,
+ * Y3 = M(S - X3) - 8Y^4, Z3 = 2YZ. Z3 as a product and 8Y^4 as half of
+ * (2Y)^4 take four additions fewer than dbl-2001-b's squares of sums, for
+ * one squaring turned multiplication.
+ */
 static void pt_dbl(p256_jac *r, const p256_jac *a)
 {
-	p256_fe delta, gamma, beta, alpha, t1, t2;
+	p256_fe s, zz, m, u, t, y4;
 
-	fe_sqr(delta, a->z);
-	fe_sqr(gamma, a->y);
-	fe_mul(beta, a->x, gamma);
-	p256_fe_sub(t1, a->x, delta);
-	p256_fe_add(t2, a->x, delta);
-	fe_mul(alpha, t1, t2);
-	p256_fe_add(t1, alpha, alpha);
-	p256_fe_add(alpha, t1, alpha);
-	/* Z3 = (Y1 + Z1)^2 - gamma - delta: the last read of a, which r may alias. */
-	p256_fe_add(t1, a->y, a->z);
-	fe_sqr(t1, t1);
-	p256_fe_sub(t1, t1, gamma);
-	p256_fe_sub(r->z, t1, delta);
-	/* X3 = alpha^2 - 8 beta */
-	p256_fe_add(beta, beta, beta);
-	p256_fe_add(beta, beta, beta);
-	fe_sqr(t1, alpha);
-	p256_fe_add(t2, beta, beta);
-	p256_fe_sub(r->x, t1, t2);
-	/* Y3 = alpha (4 beta - X3) - 8 gamma^2 */
-	p256_fe_sub(t1, beta, r->x);
-	fe_mul(t1, alpha, t1);
-	fe_sqr(t2, gamma);
-	p256_fe_add(t2, t2, t2);
-	p256_fe_add(t2, t2, t2);
-	p256_fe_add(t2, t2, t2);
-	p256_fe_sub(r->y, t1, t2);
+	fe_add(s, a->y, a->y);
+	fe_sqr(zz, a->z);
+	fe_mul(t, a->y, a->z);
+	fe_add(m, a->x, zz);
+	fe_sub(zz, a->x, zz);
+	fe_mul(m, m, zz);
+	fe_add(zz, m, m);
+	fe_add(m, zz, m);
+	fe_sqr(s, s);
+	fe_mul(u, s, a->x);
+	/* the last read of a, which r may alias, is done */
+	fe_add(r->z, t, t);
+	fe_sqr(y4, s);
+	p256_fe_half(y4, y4);
+	fe_sqr(r->x, m);
+	fe_add(t, u, u);
+	fe_sub(r->x, r->x, t);
+	fe_sub(t, u, r->x);
+	fe_mul(t, t, m);
+	fe_sub(r->y, t, y4);
 }
 
 /*
- * The common tail of add and madd: X3 = r^2 - J - 2V, Y3 = r (V - X3) - 2 S1 J,
- * with rr = r / 2 on entry (doubled here) and s1j = S1·J.
+ * The common tail of add and madd ("add-1998-cmo-2" and "madd-2004-hmv"):
+ * with H = U2 - U1 and R = S2 - S1,
+ *   X3 = R^2 - H^3 - 2 U1 H^2, Y3 = R (U1 H^2 - X3) - S1 H^3, Z3 = zz·H,
+ * where zz is Z1·Z2 (Z1 for madd). Seven additions where add-2007-bl needs
+ * fourteen, for the same count of multiplications. Equal inputs (H = R = 0)
+ * are the caller's, opposite ones (H = 0 alone) give Z3 = 0, infinity.
  */
-static void add_tail(p256_jac *out, p256_fe rr, const p256_fe j, const p256_fe v,
-		     const p256_fe s1j)
+static void add_tail(p256_jac *out, const p256_fe h, const p256_fe rr, const p256_fe u1,
+		     const p256_fe s1, const p256_fe zz)
 {
-	p256_fe t;
+	p256_fe hh, hhh, v, t;
 
-	p256_fe_add(rr, rr, rr);
+	fe_sqr(hh, h);
+	fe_mul(hhh, hh, h);
+	fe_mul(v, u1, hh);
+	fe_mul(out->z, zz, h);
 	fe_sqr(out->x, rr);
-	p256_fe_sub(out->x, out->x, j);
-	p256_fe_sub(out->x, out->x, v);
-	p256_fe_sub(out->x, out->x, v);
-	p256_fe_sub(t, v, out->x);
+	fe_sub(out->x, out->x, hhh);
+	fe_add(t, v, v);
+	fe_sub(out->x, out->x, t);
+	fe_sub(t, v, out->x);
 	fe_mul(t, rr, t);
-	p256_fe_add(out->y, s1j, s1j);
-	p256_fe_sub(out->y, t, out->y);
+	fe_mul(hhh, s1, hhh);
+	fe_sub(out->y, t, hhh);
 }
 
 static inline void pt_add_any(p256_jac *r, const p256_jac *a, const p256_jac *b, int full)
 {
-	p256_fe z1z1, z2z2, u1, u2, s1, s2, h, i, j, rr, v, t;
+	p256_fe z1z1, z2z2, u1, u2, s1, s2, h, rr, zz;
 	p256_jac out;
 	const uint64_t a_inf = p256_fe_is_zero(a->z), b_inf = p256_fe_is_zero(b->z);
 
@@ -141,21 +246,11 @@ static inline void pt_add_any(p256_jac *r, const p256_jac *a, const p256_jac *b,
 	fe_mul(s1, s1, z2z2);
 	fe_mul(s2, b->y, a->z);
 	fe_mul(s2, s2, z1z1);
-	p256_fe_sub(h, u2, u1);
-	p256_fe_sub(rr, s2, s1);
+	fe_mul(zz, a->z, b->z);
+	fe_sub(h, u2, u1);
+	fe_sub(rr, s2, s1);
 	const uint64_t same = p256_fe_is_zero(h) & p256_fe_is_zero(rr);
-	p256_fe_add(i, h, h);
-	fe_sqr(i, i);
-	fe_mul(j, h, i);
-	fe_mul(v, u1, i);
-	fe_mul(s1, s1, j);
-	add_tail(&out, rr, j, v, s1);
-	/* Z3 = ((Z1 + Z2)^2 - Z1Z1 - Z2Z2) H */
-	p256_fe_add(t, a->z, b->z);
-	fe_sqr(t, t);
-	p256_fe_sub(t, t, z1z1);
-	p256_fe_sub(t, t, z2z2);
-	fe_mul(out.z, t, h);
+	add_tail(&out, h, rr, u1, s1, zz);
 
 	if (full) {
 		p256_jac d;
@@ -171,7 +266,7 @@ static inline void pt_add_any(p256_jac *r, const p256_jac *a, const p256_jac *b,
 static inline void pt_madd_any(p256_jac *r, const p256_jac *a, const p256_aff *b,
 			       uint64_t b_mask, int full)
 {
-	p256_fe z1z1, u2, s2, h, hh, i, j, rr, v, t;
+	p256_fe z1z1, u2, s2, h, rr;
 	p256_jac out, lifted;
 	const uint64_t a_inf = p256_fe_is_zero(a->z);
 
@@ -179,21 +274,10 @@ static inline void pt_madd_any(p256_jac *r, const p256_jac *a, const p256_aff *b
 	fe_mul(u2, b->x, z1z1);
 	fe_mul(s2, b->y, a->z);
 	fe_mul(s2, s2, z1z1);
-	p256_fe_sub(h, u2, a->x);
-	p256_fe_sub(rr, s2, a->y);
+	fe_sub(h, u2, a->x);
+	fe_sub(rr, s2, a->y);
 	const uint64_t same = p256_fe_is_zero(h) & p256_fe_is_zero(rr);
-	fe_sqr(hh, h);
-	p256_fe_add(i, hh, hh);
-	p256_fe_add(i, i, i);
-	fe_mul(j, h, i);
-	fe_mul(v, a->x, i);
-	fe_mul(t, a->y, j);
-	add_tail(&out, rr, j, v, t);
-	/* Z3 = (Z1 + H)^2 - Z1Z1 - HH */
-	p256_fe_add(t, a->z, h);
-	fe_sqr(t, t);
-	p256_fe_sub(t, t, z1z1);
-	p256_fe_sub(out.z, t, hh);
+	add_tail(&out, h, rr, a->x, a->y, a->z);
 
 	if (full) {
 		p256_jac d;
@@ -237,6 +321,9 @@ const struct p256_impl P256_CAT(p256_impl_, P256_LEVEL_NAME) = {
 	.fe_sqr = fe_sqr,
 	.fe_inv = fe_inv,
 	.sc_mul = sc_mul,
+	.sc_sqr = sc_sqr,
+	.sc_inv = sc_inv,
+	.inv2 = inv2,
 	.dbl = pt_dbl,
 	.add = pt_add,
 	.madd = pt_madd,

@@ -1,15 +1,11 @@
 /*
  * Arithmetic mod n for P-256 keys and ECDSA, over the level's Montgomery
- * multiplication mod n. Constant time: the only branches are on the public
- * exponent n - 2.
+ * multiplication mod n (the inversion is the level's, p256_point_impl.h).
+ * Constant time.
  */
 #include "p256_scalar.h"
 
 #include <string.h>
-
-static const p256_fe ONE = {1, 0, 0, 0};
-static const p256_fe N_MINUS_2 = {0xf3b9cac2fc63254fULL, 0xbce6faada7179e84ULL,
-				  0xffffffffffffffffULL, 0xffffffff00000000ULL};
 
 uint64_t p256_sc_in_range(const p256_fe a)
 {
@@ -73,23 +69,5 @@ void p256_sc_mul(const struct p256_impl *im, p256_fe r, const p256_fe a, const p
 
 void p256_sc_inv(const struct p256_impl *im, p256_fe r, const p256_fe a)
 {
-	p256_fe pow[16], x;
-
-	/* pow[i] = a^i in the Montgomery domain. */
-	im->sc_mul(pow[1], a, P256_R2N);
-	im->sc_mul(pow[0], ONE, P256_R2N);
-	for (int i = 2; i < 16; i++)
-		im->sc_mul(pow[i], pow[i - 1], pow[1]);
-	memcpy(x, pow[0], sizeof(x));
-	for (int nib = 63; nib >= 0; nib--) {
-		const unsigned e = (unsigned)(N_MINUS_2[nib / 16] >> (4 * (nib % 16))) & 15;
-
-		for (int s = 0; s < 4; s++)
-			im->sc_mul(x, x, x);
-		if (e != 0)
-			im->sc_mul(x, x, pow[e]);
-	}
-	im->sc_mul(r, x, ONE);
-	memset(pow, 0, sizeof(pow));
-	memset(x, 0, sizeof(x));
+	im->sc_inv(r, a);
 }

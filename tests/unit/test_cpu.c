@@ -133,12 +133,15 @@ static void test_matches_proc_cpuinfo(void **state)
 		fail_msg("highest supported level is %s, but the kernel's CPU flags give %s",
 			 NAMES[got], NAMES[want]);
 
-	/* The public-key features, capped with the level (SOTLS_CPU). */
+	/* The public-key features (and SHA-NI, for RFC 6979), capped with the
+	 * level (SOTLS_CPU). */
 	const enum sotls_cpu_level level = sotls_cpu_level();
 	const bool mulx = has_flag(fl, "bmi2") && has_flag(fl, "adx");
 	assert_int_equal(sotls_cpu_has_mulx_adx(), mulx && level != SOTLS_CPU_GENERIC);
 	assert_int_equal(sotls_cpu_has_ifma(),
 			 mulx && has_flag(fl, "avx512ifma") && level == SOTLS_CPU_AVX512);
+	assert_int_equal(sotls_cpu_has_sha_ni(),
+			 has_flag(fl, "sha_ni") && level != SOTLS_CPU_GENERIC);
 }
 
 static void test_chosen_level(void **state)

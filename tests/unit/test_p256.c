@@ -3,7 +3,8 @@
  * this CPU runs:
  *
  *  (a) the field constants and the Montgomery arithmetic against OpenSSL's
- *      BIGNUM, and every level against the portable one on random inputs;
+ *      BIGNUM, and every level against the portable one on random inputs
+ *      and on limb patterns that make the longest carries;
  *  (b) RFC 6979 A.2.5's known answers (P-256, SHA-256);
  *  (c) differential tests against OpenSSL with thousands of random keys and
  *      messages: public keys, ECDH shared secrets both ways, signatures made
@@ -273,9 +274,14 @@ static void test_field_vs_bignum(void **state)
 			BN_mod_inverse(ri, ri, m, bn_ctx);
 			BN_mod_mul(want, ba, bb, m, bn_ctx);
 			BN_mod_mul(want, want, ri, m, bn_ctx);
-			if (mod_n)
+			if (mod_n) {
 				im->sc_mul(r, a, b);
-			else
+				p256_fe sq, sq_want;
+
+				im->sc_sqr(sq, a);
+				im->sc_mul(sq_want, a, a);
+				assert_memory_equal(sq, sq_want, sizeof(sq));
+			} else
 				im->fe_mul(r, a, b);
 			fe_to_bn(r, got);
 			if (BN_cmp(got, want) != 0)
@@ -317,6 +323,88 @@ static void test_field_vs_bignum(void **state)
 	}
 	BN_free(p), BN_free(n), BN_free(ri), BN_free(ba), BN_free(bb), BN_free(want),
 		BN_free(got);
+}
+
+/*
+ * Every level's field and scalar products, and its point formulas, against
+ * the portable level's on inputs whose limbs are 0, 1, 2^32 - 1, 2^32, 2^63,
+ * 2^64 - 2^32, 2^64 - 1 or random (reduced below the modulus): the limb
+ * patterns of p and n, where the carries of an assembly schedule's chains
+ * are longest, which uniform random inputs almost never reach.
+ */
+static void fe_structured(p256_fe r, const p256_fe m)
+{
+	static const uint64_t limbs[] = {0, 1, 0xffffffffULL, 0x100000000ULL, 1ULL << 63,
+					 0xffffffff00000000ULL, ~0ULL};
+	uint8_t pick[4];
+	p256_fe t;
+
+	rng_fill(pick, sizeof(pick));
+	rng_fill((uint8_t *)r, sizeof(p256_fe));
+	for (int k = 0; k < 4; k++)
+		if (pick[k] % 9 < 7)
+			r[k] = limbs[pick[k] % 9];
+	if (!p256_sub4(t, r, m))
+		memcpy(r, t, sizeof(t));
+}
+
+static void test_field_levels_carries(void **state)
+{
+	(void)state;
+	if (n_levels < 2) {
+		printf("test_p256: only the generic level runs here\n");
+		skip();
+	}
+	for (int i = 0; i < 200000; i++) {
+		const int mod_n = i & 1;
+		p256_fe a, b, want, got;
+
+		fe_structured(a, mod_n ? P256_N : P256_P);
+		fe_structured(b, mod_n ? P256_N : P256_P);
+		for (size_t l = 1; l < n_levels; l++) {
+			if (mod_n) {
+				levels[0]->sc_mul(want, a, b);
+				levels[l]->sc_mul(got, a, b);
+				assert_memory_equal(got, want, sizeof(want));
+				levels[0]->sc_sqr(want, a);
+				levels[l]->sc_sqr(got, a);
+				assert_memory_equal(got, want, sizeof(want));
+				continue;
+			}
+			levels[0]->fe_mul(want, a, b);
+			levels[l]->fe_mul(got, a, b);
+			assert_memory_equal(got, want, sizeof(want));
+			levels[0]->fe_sqr(want, a);
+			levels[l]->fe_sqr(got, a);
+			assert_memory_equal(got, want, sizeof(want));
+		}
+		/* The formulas are polynomials: on any coordinates, curve or not,
+		 * they exercise each level's additions and subtractions mod p. */
+		if (i % 16 != 0)
+			continue;
+		p256_jac pa, pb, jw, jg;
+		p256_aff ab;
+
+		memcpy(pa.x, a, sizeof(a));
+		memcpy(pa.y, b, sizeof(b));
+		fe_structured(pa.z, P256_P);
+		fe_structured(pb.x, P256_P);
+		fe_structured(pb.y, P256_P);
+		fe_structured(pb.z, P256_P);
+		memcpy(ab.x, pb.x, sizeof(ab.x));
+		memcpy(ab.y, pb.y, sizeof(ab.y));
+		for (size_t l = 1; l < n_levels; l++) {
+			levels[0]->dbl(&jw, &pa);
+			levels[l]->dbl(&jg, &pa);
+			assert_memory_equal(&jg, &jw, sizeof(jw));
+			levels[0]->add(&jw, &pa, &pb);
+			levels[l]->add(&jg, &pa, &pb);
+			assert_memory_equal(&jg, &jw, sizeof(jw));
+			levels[0]->madd(&jw, &pa, &ab, ~(uint64_t)0);
+			levels[l]->madd(&jg, &pa, &ab, ~(uint64_t)0);
+			assert_memory_equal(&jg, &jw, sizeof(jw));
+		}
+	}
 }
 
 /* Every level gives the generic level's bytes for the same inputs. */
@@ -631,7 +719,26 @@ static void test_edge_scalars(void **state)
 			assert_int_equal(sotls_p256_ecdh(im, k, peer, z), 0);
 			if (memcmp(z, want + 1, 32) != 0)
 				fail_msg("%s: k·P wrong for case %d", im->name, i);
+			/* verification's variable-time k·P, whole point */
+			p256_aff pa, ra;
+			p256_jac rj;
+			p256_fe kl;
+
+			assert_int_equal(p256_point_decode(im, &pa, peer), 0);
+			p256_load_be(kl, k);
+			p256_mul_var_public(im, &rj, kl, &pa);
+			assert_false(p256_to_affine(im, &ra, &rj));
+			p256_point_encode(im, got, &ra);
+			if (memcmp(got, want, 65) != 0)
+				fail_msg("%s: public k·P wrong for case %d", im->name, i);
 		}
+		p256_aff pa;
+		p256_jac rj;
+		const p256_fe zero = {0, 0, 0, 0};
+
+		assert_int_equal(p256_point_decode(im, &pa, peer), 0);
+		p256_mul_var_public(im, &rj, zero, &pa);
+		assert_true(p256_fe_is_zero(rj.z));
 		/* 0, n, n+1, 2^256-1: not private keys */
 		const int bad[] = {0, 1, 2};
 		for (size_t b = 0; b < 3; b++) {
@@ -805,6 +912,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constants),
 		cmocka_unit_test(test_field_vs_bignum),
+		cmocka_unit_test(test_field_levels_carries),
 		cmocka_unit_test(test_levels_agree),
 		cmocka_unit_test(test_formulas),
 		cmocka_unit_test(test_rfc6979),

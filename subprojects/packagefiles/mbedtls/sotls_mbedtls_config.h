@@ -61,6 +61,10 @@
 #define MBEDTLS_GCM_C
 #define MBEDTLS_MD_C
 #define MBEDTLS_SHA256_C
+/* mbedTLS's SHA-256 compression is portable C on x86: sotls's takes its place
+ * (lib/crypto/sha256_mbedtls_alt.c), with SHA-NI where the CPU has it, for
+ * the handshake's transcript, PRF and RFC 6979 HMAC-DRBG. */
+#define MBEDTLS_SHA256_PROCESS_ALT
 #define MBEDTLS_SHA384_C
 #define MBEDTLS_SHA512_C /* sha512.c carries SHA-384; and SHA-512 signatures */
 
