@@ -4,8 +4,8 @@
  * handshake ran before sotls's ALT hooks), nettle and libsodium, in one run:
  *
  *   P-256 ECDSA sign, verify (SHA-256 hash given), ECDH key generation +
- *   shared secret, X25519 key generation + shared secret (RSA: its own
- *   program, sotls-bench-pk-rsa).
+ *   shared secret, X25519 key generation + shared secret, and the RSA
+ *   private-key operation and verification (bench_pk_rsa.c).
  *
  * "sotls-via-mbedtls" rows go through mbedTLS's public functions with the
  * ALT hooks (what the TLS handshake calls, with its MPI conversions and, for
@@ -19,9 +19,10 @@
  * Every implementation's output is checked (signatures verified by OpenSSL,
  * shared secrets compared) before it is timed.
  *
- *   sotls-bench-pk [--seconds S] [--rounds R] [--only p256|x25519] [--json]
+ *   sotls-bench-pk [--seconds S] [--rounds R] [--only p256|x25519|rsa] [--json]
  */
 #include "bench_pk.h"
+#include "bench_pk_rsa.h"
 
 #include <mbedtls/ecdh.h>
 #include <mbedtls/ecdsa.h>
@@ -78,6 +79,21 @@ int bench_pk_random(void *unused, unsigned char *out, size_t len)
 }
 
 /* Operations per second over one slice of about `slice` seconds. */
+/* One row of the table (and of the JSON array); ref: OpenSSL's rate for
+ * the same operation in the same run, 0 if none. */
+static void print_row(const struct bench_pk_opts *o, const char *op, const char *impl,
+		      double per_s, double ref)
+{
+	fprintf(table, "%-26s %-22s %10.0f /s", op, impl, per_s);
+	if (ref > 0)
+		fprintf(table, "  %5.2fx OpenSSL", per_s / ref);
+	fprintf(table, "\n");
+	if (o->json)
+		printf("%s\n  {\"op\": \"%s\", \"impl\": \"%s\", \"ops_per_s\": %.1f, "
+		       "\"vs_openssl\": %.3f}",
+		       json_rows++ ? "," : "", op, impl, per_s, ref > 0 ? per_s / ref : 0.0);
+}
+
 static double slice_rate(const struct bench_pk_impl *im, double slice)
 {
 	const double t0 = now();
@@ -119,17 +135,8 @@ void bench_pk_group(const struct bench_pk_opts *o, const char *op,
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(impls[i].name, "openssl") == 0)
 			ref = best[i];
-	for (size_t i = 0; i < n; i++) {
-		fprintf(table, "%-26s %-22s %10.0f /s", op, impls[i].name, best[i]);
-		if (ref > 0)
-			fprintf(table, "  %5.2fx OpenSSL", best[i] / ref);
-		fprintf(table, "\n");
-		if (o->json)
-			printf("%s\n  {\"op\": \"%s\", \"impl\": \"%s\", \"ops_per_s\": %.1f, "
-			       "\"vs_openssl\": %.3f}",
-			       json_rows++ ? "," : "", op, impls[i].name, best[i],
-			       ref > 0 ? best[i] / ref : 0.0);
-	}
+	for (size_t i = 0; i < n; i++)
+		print_row(o, op, impls[i].name, best[i], ref);
 	fprintf(table, "\n");
 	fflush(table);
 }
@@ -555,9 +562,27 @@ static void run_x25519(const struct bench_pk_opts *o)
 	mbed_free(&mb);
 }
 
+/* The RSA rows (bench_pk_rsa.c), printed like the others. */
+static void rsa_row(struct bench_pk_ctx *ctx, const char *op, const char *impl, double per_s,
+		    double openssl_per_s)
+{
+	print_row(ctx->user, op, impl, per_s, openssl_per_s);
+	fflush(table);
+}
+
+static void run_rsa(const struct bench_pk_opts *o)
+{
+	struct bench_pk_ctx ctx = {.seconds = o->seconds / o->rounds,
+				   .rounds = o->rounds,
+				   .row = rsa_row,
+				   .user = (void *)o};
+	bench_pk_rsa(&ctx);
+	fprintf(table, "\n");
+}
+
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sotls-bench-pk [--seconds S] [--rounds R] [--only p256|x25519] "
+	fprintf(f, "usage: sotls-bench-pk [--seconds S] [--rounds R] [--only p256|x25519|rsa] "
 		   "[--json]\n"
 		   "  --seconds S  measuring time per row (default 2), split into rounds\n"
 		   "  --rounds R   rounds (default 5)\n"
@@ -599,6 +624,8 @@ int main(int argc, char **argv)
 		run_p256(&o);
 	if (only == NULL || strcmp(only, "x25519") == 0)
 		run_x25519(&o);
+	if (only == NULL || strcmp(only, "rsa") == 0)
+		run_rsa(&o);
 	if (o.json)
 		printf("\n]\n");
 	return 0;

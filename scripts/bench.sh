@@ -20,10 +20,8 @@ step "ARIA-GCM and AES-GCM seal/open, one core (sotls-bench-aead) -> $OUT/aead.j
 
 # --- 1b. Public-key operations: sotls's P-256 levels, libsodium's X25519,
 # OpenSSL, mbedTLS's own ECP and RSA, nettle, side by side (~1 min).
-step "P-256 and X25519 operations, one core (sotls-bench-pk) -> $OUT/pk.json"
+step "P-256, X25519 and RSA-2048/3072/4096 operations, one core (sotls-bench-pk) -> $OUT/pk.json"
 "$BUILD/bench/sotls-bench-pk" --json > "$OUT/pk.json"
-step "RSA-2048/3072/4096 operations, one core (sotls-bench-pk-rsa)"
-"$BUILD/bench/sotls-bench-pk-rsa"
 
 # --- 2. End-to-end TLS over loopback: sotls vs mbedTLS vs OpenSSL vs TCP -----
 # Bulk, small messages, handshakes (full and resumed), memory per connection
