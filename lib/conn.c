@@ -38,7 +38,9 @@ struct sotls_conn {
 	struct sotls_kconn k; /* the kernel directions (k.tx, k.rx) */
 	/* The userspace record layer (keys, AEAD contexts, buffers), allocated
 	 * only when a direction stays in userspace: with both directions in
-	 * the kernel the connection holds no record buffers and no keys. */
+	 * the kernel the connection holds no record buffers and no traffic
+	 * keys (a client's session, for sotls_conn_get_session, is in
+	 * session). */
 	struct sotls_record *rec;
 	struct sotls_io *io; /* sotls_sendfile's ring and buffers, made on first use */
 	/* 240, not 256: with the peer and session pointers the connection
