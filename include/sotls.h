@@ -981,7 +981,8 @@ SOTLS_API int sotls_cert_new_external(const void *chain, size_t chain_len,
  * full handshakes with clients that do not take tickets. At max_sessions
  * entries or max_bytes bytes of session data, the oldest entries go first.
  * A connection that ends with a fatal alert is removed from it (RFC 5246
- * §7.2.2). max_sessions 0 turns it off; lifetime 0 keeps the current one.
+ * §7.2.2). max_sessions 0 turns it off; max_bytes 0 and lifetime 0 keep
+ * the current values.
  * Errors: SOTLS_ERR_INVALID_ARGUMENT (a client configuration),
  * SOTLS_ERR_BAD_STATE (in use).
  */
