@@ -179,14 +179,30 @@ static bool load_server(struct sotls_hs *hs, const struct sotls_session_state *s
 
 /* ---- server: the session cache ---- */
 
-/* Looks id up in the store into st (buf holds its bytes). */
-static bool cache_lookup(const struct sotls_config *cfg, const uint8_t *id, size_t id_len,
-			 uint8_t *buf, struct sotls_session_state *st)
+/*
+ * The session the store holds under id, decoded into st; its bytes are in
+ * *buf (malloc'd, NULL if that failed), of which *used must be wiped (what
+ * the store wrote), with fetched_free. False: none, or not a session.
+ */
+static bool cache_fetch(const struct sotls_config *cfg, const uint8_t *id, size_t id_len,
+			uint8_t **buf, size_t *used, struct sotls_session_state *st)
 {
 	const struct sotls_resume_config *rc = &cfg->resume;
-	ssize_t n = rc->get(rc->store_arg, id, id_len, buf, SOTLS_SESSION_MAX);
-	return n > 0 && n <= (ssize_t)SOTLS_SESSION_MAX &&
-	       sotls_session_state_decode(st, buf, (size_t)n) == 0;
+	*used = 0;
+	if ((*buf = malloc(SOTLS_SESSION_MAX)) == NULL)
+		return false;
+	ssize_t n = rc->get(rc->store_arg, id, id_len, *buf, SOTLS_SESSION_MAX);
+	if (n <= 0)
+		return false;
+	*used = (size_t)n < SOTLS_SESSION_MAX ? (size_t)n : SOTLS_SESSION_MAX;
+	return (size_t)n <= SOTLS_SESSION_MAX && sotls_session_state_decode(st, *buf, *used) == 0;
+}
+
+static void fetched_free(uint8_t *buf, size_t used)
+{
+	if (buf != NULL)
+		sotls_wipe(buf, used);
+	free(buf);
 }
 
 static int cache_get(void *data, const unsigned char *id, size_t id_len,
@@ -194,19 +210,17 @@ static int cache_get(void *data, const unsigned char *id, size_t id_len,
 {
 	struct sotls_config *cfg = data;
 	struct sotls_hs *hs = tl_hs;
-	if (hs == NULL || !hs->hello_ems) /* sotls_resume_after_hello saw to these */
+	if (hs == NULL || !hs->hello_ems) /* server_no_ems saw to these */
 		return -1;
-	uint8_t *buf = malloc(SOTLS_SESSION_MAX);
-	if (buf == NULL)
-		return -1;
+	uint8_t *buf;
+	size_t used;
 	struct sotls_session_state st;
 	int rc = -1;
-	if (cache_lookup(cfg, id, id_len, buf, &st) && load_server(hs, &st, session)) {
+	if (cache_fetch(cfg, id, id_len, &buf, &used, &st) && load_server(hs, &st, session)) {
 		hs->resume_kind = SOTLS_RESUMED_SESSION_ID;
 		rc = 0;
 	}
-	sotls_wipe(buf, SOTLS_SESSION_MAX);
-	free(buf);
+	fetched_free(buf, used);
 	return rc;
 }
 
@@ -263,15 +277,14 @@ static int ticket_write(void *p_ticket, const mbedtls_ssl_session *session, unsi
 	if (hs == NULL || !sotls_mbed_ems(&hs->ssl) || hs->mfl != 0)
 		return MBEDTLS_ERR_SSL_BAD_INPUT_DATA;
 	/* A renewed ticket keeps the session's age: renewal must not make a
-	 * session live for ever. */
-	int64_t issued = hs->resume_kind != SOTLS_RESUMED_NONE ? hs->resume_issued
-							       : sotls_resume_now();
-	const struct sotls_peer *peer = hs->resume_kind != SOTLS_RESUMED_NONE ? hs->resume_peer
-									      : hs->peer;
+	 * session live for ever. Its peer is the session's, which the
+	 * ServerHello step made hs->peer (adopt_session). */
+	int64_t issued = hs->resumed != SOTLS_RESUMED_NONE ? hs->resume_issued
+							   : sotls_resume_now();
 	uint8_t *state;
 	size_t len;
 	if (make_state(hs, session, SOTLS_SESSION_ROLE_SERVER, issued, cfg->resume.ticket_lifetime,
-		       peer, &state, &len) != 0)
+		       hs->peer, &state, &len) != 0)
 		return MBEDTLS_ERR_SSL_ALLOC_FAILED;
 	int mrc = MBEDTLS_ERR_SSL_BUFFER_TOO_SMALL;
 	if ((size_t)(end - start) >= len + SOTLS_TICKET_OVERHEAD && len + SOTLS_TICKET_OVERHEAD <= 65535) {
@@ -386,12 +399,11 @@ static int server_no_ems(struct sotls_hs *hs)
 	const struct sotls_resume_config *rc = &hs->cfg->resume;
 	bool found = hs->ems_abort;
 	if (!found && hs->client_sid_len != 0 && rc->cache_on && rc->get != NULL) {
-		uint8_t *buf = malloc(SOTLS_SESSION_MAX);
+		uint8_t *buf;
+		size_t used;
 		struct sotls_session_state st;
-		found = buf != NULL && cache_lookup(hs->cfg, hs->client_sid, hs->client_sid_len, buf, &st);
-		if (buf != NULL)
-			sotls_wipe(buf, SOTLS_SESSION_MAX);
-		free(buf);
+		found = cache_fetch(hs->cfg, hs->client_sid, hs->client_sid_len, &buf, &used, &st);
+		fetched_free(buf, used);
 	}
 	if (found)
 		return sotls_hs_fail(hs, SOTLS_ERR_HANDSHAKE, SOTLS_ALERT_HANDSHAKE_FAILURE,

@@ -436,6 +436,43 @@ static void test_ticket_other_suite(void **state)
 	sotls_config_free(c);
 }
 
+/* A ticket renewed in an abbreviated handshake (its key no longer issues)
+ * keeps the client's verified identity: a server that requires one
+ * resumes the renewed ticket too, and still reports the chain. */
+static void test_renewal_keeps_identity(void **state)
+{
+	(void)state;
+	static char ccert[4096], ckey[1024];
+	assert_int_equal(ephemeral_cert("client", ccert, sizeof(ccert), ckey, sizeof(ckey)), 0);
+	struct sotls_ticket_key a = {.intro = g_now - 10}, b = {.intro = g_now + 5};
+	memset(a.name, 'a', 16);
+	memset(b.name, 'b', 16);
+	struct sotls_config *s = ticket_server(&a, "AES-128-GCM");
+	assert_int_equal(sotls_config_set_verify(s, SOTLS_VERIFY_REQUIRED), 0);
+	assert_int_equal(sotls_config_set_ca_mem(s, ccert, strlen(ccert) + 1), 0);
+	struct sotls_config *c = client_cfg(true);
+	assert_int_equal(sotls_config_set_cert_mem(c, ccert, strlen(ccert) + 1, ckey,
+						   strlen(ckey) + 1),
+			 0);
+	uint8_t sess[SOTLS_SESSION_MAX], renewed[SOTLS_SESSION_MAX];
+	size_t len = sizeof(sess), len2 = sizeof(renewed);
+	struct side srv;
+	struct sotls_info ci;
+	assert_int_equal(connect_once(s, c, "localhost", NULL, 0, sess, &len, &srv, &ci), 0);
+	assert_int_equal(srv.info.peer_verified, 1);
+	assert_int_equal(sotls_config_add_ticket_key(s, &b), 0);
+	g_now += 10; /* b issues now: a's ticket is renewed under b */
+	assert_int_equal(connect_once(s, c, "localhost", sess, len, renewed, &len2, &srv, &ci), 0);
+	assert_int_equal(srv.info.resumed, SOTLS_RESUMED_TICKET);
+	assert_true(len2 > 0);
+	assert_int_equal(connect_once(s, c, "localhost", renewed, len2, NULL, NULL, &srv, &ci), 0);
+	assert_int_equal(srv.info.resumed, SOTLS_RESUMED_TICKET);
+	assert_int_equal(srv.info.peer_verified, 1);
+	assert_int_equal(srv.info.peer_chain_len, 1);
+	sotls_config_free(s);
+	sotls_config_free(c);
+}
+
 /* Session bytes that are not a session; the API's state rules. */
 static void test_api_rules(void **state)
 {
@@ -688,7 +725,7 @@ int main(void)
 		cmocka_unit_test(test_ticket_given_keys), cmocka_unit_test(test_resume_ticket),
 		cmocka_unit_test(test_resume_id),	  cmocka_unit_test(test_ticket_other_suite),
 		cmocka_unit_test(test_api_rules),	  cmocka_unit_test(test_ems_rule),
-		cmocka_unit_test(test_ems_rule_client),
+		cmocka_unit_test(test_ems_rule_client),	  cmocka_unit_test(test_renewal_keeps_identity),
 	};
 	return cmocka_run_group_tests_name("resume", tests, setup, NULL);
 }
