@@ -9,6 +9,7 @@
 #include <mbedtls/x509.h>
 #include <mbedtls/x509_crt.h>
 
+#include "hs_internal.h" /* SOTLS_HS_MAX_CHAIN */
 #include "peer_identity.h"
 #include "resume.h"
 
@@ -230,37 +231,34 @@ size_t sotls_peer_save(const struct sotls_peer *p, uint8_t *out)
 
 struct sotls_peer *sotls_peer_load(const uint8_t *in, size_t len)
 {
-	/* The chain length verify.c allows (SOTLS_HS_MAX_CHAIN). */
-	enum { MAX_CHAIN = 10 };
-	if (in == NULL || len < 6 || in[4] > 1 || in[5] == 0 || in[5] > MAX_CHAIN)
+	if (in == NULL || len < 6 || in[4] > 1 || in[5] == 0 || in[5] > SOTLS_HS_MAX_CHAIN)
 		return NULL;
 	size_t n = in[5];
-	mbedtls_x509_crt crts[MAX_CHAIN];
-	mbedtls_x509_crt *chain[MAX_CHAIN];
-	uint32_t flags[MAX_CHAIN];
+	mbedtls_x509_crt crts[SOTLS_HS_MAX_CHAIN];
+	mbedtls_x509_crt *chain[SOTLS_HS_MAX_CHAIN];
+	uint32_t flags[SOTLS_HS_MAX_CHAIN];
+	for (size_t i = 0; i < n; i++) {
+		mbedtls_x509_crt_init(&crts[i]);
+		chain[i] = &crts[i];
+	}
 	const uint8_t *p = in + 6, *end = in + len;
-	size_t parsed = 0;
 	bool ok = true;
-	for (; parsed < n && ok; parsed++) {
-		mbedtls_x509_crt_init(&crts[parsed]);
-		chain[parsed] = &crts[parsed];
-		if (end - p < 8) {
-			ok = false;
-			break;
+	for (size_t i = 0; i < n && ok; i++) {
+		ok = end - p >= 8;
+		uint32_t der_len = ok ? get32(p + 4) : 0;
+		ok = ok && der_len <= (size_t)(end - p - 8) &&
+		     mbedtls_x509_crt_parse_der_nocopy(&crts[i], p + 8, der_len) == 0;
+		if (ok) {
+			flags[i] = get32(p);
+			p += 8 + der_len;
 		}
-		flags[parsed] = get32(p);
-		uint32_t der_len = get32(p + 4);
-		p += 8;
-		ok = der_len <= (size_t)(end - p) &&
-		     mbedtls_x509_crt_parse_der_nocopy(&crts[parsed], p, der_len) == 0;
-		p += ok ? der_len : 0;
 	}
 	struct sotls_peer *peer = NULL;
 	if (ok && p == end && (peer = sotls_peer_new(chain, flags, n, NULL)) != NULL) {
 		peer->flags = get32(in);
 		peer->verified = in[4] == 1;
 	}
-	for (size_t i = 0; i < parsed && i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		mbedtls_x509_crt_free(&crts[i]);
 	return peer;
 }

@@ -24,6 +24,7 @@
 #include <mbedtls/x509_crt.h>
 
 #include "ephemeral_cert.h"
+#include "peer_identity.h"
 #include "resume.h"
 #include "sotls.h"
 
@@ -168,6 +169,42 @@ static void test_state_strict(void **state)
 	buf[4] = SOTLS_SESSION_VERSION;
 	buf[20] = 200; /* sni_len */
 	assert_int_equal(sotls_session_state_decode(&out, buf, len), SOTLS_ERR_SESSION);
+}
+
+/* The identity as session bytes: it loads back the same, and every
+ * truncation or extension is refused. */
+static void test_peer_bytes(void **state)
+{
+	(void)state;
+	mbedtls_x509_crt crt;
+	mbedtls_x509_crt_init(&crt);
+	assert_int_equal(mbedtls_x509_crt_parse(&crt, (const unsigned char *)g_cert,
+						strlen(g_cert) + 1),
+			 0);
+	mbedtls_x509_crt *chain[1] = {&crt};
+	uint32_t flags[1] = {0x8};
+	struct sotls_peer *p = sotls_peer_new(chain, flags, 1, NULL);
+	assert_non_null(p);
+	p->verified = true;
+	size_t n = sotls_peer_save(p, NULL);
+	uint8_t *buf = malloc(n + 1);
+	assert_int_equal(sotls_peer_save(p, buf), n);
+	struct sotls_peer *q = sotls_peer_load(buf, n);
+	assert_non_null(q);
+	assert_true(q->verified);
+	assert_int_equal(q->n_certs, 1);
+	assert_int_equal(q->certs[0].flags, 0x8);
+	assert_int_equal(q->certs[0].der_len, crt.raw.len);
+	assert_memory_equal(q->certs[0].der, crt.raw.p, crt.raw.len);
+	assert_string_equal(q->subject, p->subject);
+	sotls_peer_free(q);
+	for (size_t i = 0; i < n; i++)
+		assert_null(sotls_peer_load(buf, i));
+	buf[n] = 0;
+	assert_null(sotls_peer_load(buf, n + 1));
+	free(buf);
+	sotls_peer_free(p);
+	mbedtls_x509_crt_free(&crt);
 }
 
 /* ---- tickets ---- */
@@ -721,6 +758,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cache_bound),	  cmocka_unit_test(test_cache_bytes_and_time),
 		cmocka_unit_test(test_cache_threads),	  cmocka_unit_test(test_state_strict),
+		cmocka_unit_test(test_peer_bytes),
 		cmocka_unit_test(test_ticket_tamper),	  cmocka_unit_test(test_ticket_rotation),
 		cmocka_unit_test(test_ticket_given_keys), cmocka_unit_test(test_resume_ticket),
 		cmocka_unit_test(test_resume_id),	  cmocka_unit_test(test_ticket_other_suite),
