@@ -124,8 +124,11 @@ static int out_header(struct sotls_hs *hs, const uint8_t hdr[5])
  * instead of three or four, and a third of the handshake's sends. */
 int sotls_hs_sock_send(struct sotls_hs *hs, const uint8_t *buf, size_t len)
 {
-	if (len > INT32_MAX || hs->flight_len + len > SOTLS_HS_MAX_FLIGHT)
-		return MBEDTLS_ERR_SSL_INTERNAL_ERROR;
+	if (len > SOTLS_HS_MAX_FLIGHT || hs->flight_len + len > SOTLS_HS_MAX_FLIGHT)
+		return sotls_hs_fail(hs, SOTLS_ERR_INTERNAL, SOTLS_ALERT_INTERNAL_ERROR,
+				     "our handshake flight would exceed %u bytes (a certificate chain "
+				     "that large cannot be sent)",
+				     SOTLS_HS_MAX_FLIGHT);
 	if (hs->flight_len + len > hs->flight_cap) {
 		size_t cap = hs->flight_cap == 0 ? 4096 : hs->flight_cap;
 		while (cap < hs->flight_len + len)
