@@ -115,8 +115,9 @@ int server_resume_apply(struct sotls_config *cfg, struct server_resume *r)
 		file = r->ticket_key_file;
 		rc = sotls_config_set_ticket_key_file(cfg, file);
 	}
+	bool why = rc == SOTLS_ERR_SYSCALL || rc == SOTLS_ERR_TICKET_KEYS; /* errno says */
 	if (rc != 0)
-		fprintf(stderr, "%s%s: %s%s%s\n", what, file, sotls_strerror(rc),
-			rc == SOTLS_ERR_SYSCALL ? ": " : "", rc == SOTLS_ERR_SYSCALL ? strerror(errno) : "");
+		fprintf(stderr, "%s%s: %s%s%s\n", what, file, sotls_strerror(rc), why ? ": " : "",
+			why ? strerror(errno) : "");
 	return rc;
 }

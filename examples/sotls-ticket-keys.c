@@ -167,11 +167,11 @@ static int fail(const char *file, const char *what, int rc)
 {
 	int e = errno;
 	fprintf(stderr, PROG ": %s: %s: %s", file, what, sotls_strerror(rc));
-	if (rc == SOTLS_ERR_SYSCALL)
+	if (rc == SOTLS_ERR_SYSCALL || rc == SOTLS_ERR_TICKET_KEYS)
 		fprintf(stderr, ": %s", strerror(e));
+	/* EPERM: the library refused the file's mode; show it. */
 	struct stat st;
-	if (rc == SOTLS_ERR_TICKET_KEYS && stat(file, &st) == 0 &&
-	    (st.st_mode & (S_IRWXG | S_IRWXO)) != 0)
+	if (rc == SOTLS_ERR_TICKET_KEYS && e == EPERM && stat(file, &st) == 0)
 		fprintf(stderr, " (its mode is %04o: chmod 600 %s)", (unsigned)(st.st_mode & 07777),
 			file);
 	fputc('\n', stderr);

@@ -1086,9 +1086,11 @@ SOTLS_API int sotls_config_set_ticket_rotation(struct sotls_config *cfg, unsigne
  * the whole file (a server then keeps the keys it had).
  * sotls_ticket_key_file_read fills keys[0 .. *n) (keys has room for max);
  * errors: SOTLS_ERR_INVALID_ARGUMENT (NULL, an empty path, max 0),
- * SOTLS_ERR_SYSCALL (errno), SOTLS_ERR_TICKET_KEYS (a malformed line, no
- * key, more keys than max or the maximum, not a regular file, a mode that
- * lets others in).
+ * SOTLS_ERR_SYSCALL (errno), SOTLS_ERR_TICKET_KEYS with errno saying why:
+ * EPERM (group or others may read or write it), EINVAL (not a regular
+ * file, or a malformed line), EEXIST (a key name twice), E2BIG (more keys
+ * than max or the maximum), ENODATA (no key). sotls_config_set_ticket_key_file
+ * leaves the same errno.
  * sotls_ticket_key_file_write replaces path atomically (a new file in the
  * same directory, mode 0600, synced, renamed over the old one, the
  * directory synced); on failure the old file is untouched. Errors:

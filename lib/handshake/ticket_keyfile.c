@@ -146,6 +146,13 @@ struct key_parser {
 	bool comment;
 };
 
+/* SOTLS_ERR_TICKET_KEYS, with errno saying which refusal (sotls.h). */
+static int refuse(int e)
+{
+	errno = e;
+	return SOTLS_ERR_TICKET_KEYS;
+}
+
 static int end_line(struct key_parser *kp)
 {
 	bool skip = kp->comment || kp->used == 0;
@@ -155,10 +162,12 @@ static int end_line(struct key_parser *kp)
 	if (skip)
 		return 0;
 	if (kp->n == kp->max)
-		return SOTLS_ERR_TICKET_KEYS;
+		return refuse(E2BIG);
 	struct sotls_ticket_key *k = &kp->keys[kp->n];
-	if (!parse_key(kp->line, kp->line + used, k) || name_taken(kp->keys, kp->n, k->name))
-		return SOTLS_ERR_TICKET_KEYS;
+	if (!parse_key(kp->line, kp->line + used, k))
+		return refuse(EINVAL);
+	if (name_taken(kp->keys, kp->n, k->name))
+		return refuse(EEXIST);
 	kp->n++;
 	return 0;
 }
@@ -177,7 +186,7 @@ static int feed(struct key_parser *kp, const char *p, size_t len)
 		if (kp->comment)
 			continue;
 		if (kp->used == sizeof(kp->line))
-			return SOTLS_ERR_TICKET_KEYS;
+			return refuse(EINVAL);
 		kp->line[kp->used++] = p[i];
 	}
 	return 0;
@@ -201,7 +210,7 @@ static int read_keys(int fd, struct key_parser *kp)
 	if (rc == 0)
 		rc = end_line(kp);
 	if (rc == 0 && kp->n == 0)
-		return SOTLS_ERR_TICKET_KEYS;
+		return refuse(ENODATA);
 	return rc;
 }
 
@@ -219,8 +228,10 @@ static int open_key_file(const char *path, int *rc)
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		*rc = SOTLS_ERR_SYSCALL;
-	} else if (!S_ISREG(st.st_mode) || (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-		*rc = SOTLS_ERR_TICKET_KEYS;
+	} else if (!S_ISREG(st.st_mode)) {
+		*rc = refuse(EINVAL);
+	} else if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+		*rc = refuse(EPERM);
 	} else {
 		return fd;
 	}

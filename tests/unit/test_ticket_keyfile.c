@@ -188,6 +188,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(got, SOTLS_TICKET_KEYS_MAX);
 	/* Fewer room than keys: refused, not cut short. */
 	assert_int_equal(sotls_ticket_key_file_read(path, many, 3, &got), SOTLS_ERR_TICKET_KEYS);
+	assert_int_equal(errno, E2BIG);
 	assert_int_equal(got, 0);
 }
 
@@ -266,12 +267,15 @@ static const char *const MALFORMED[] = {
 	" # not a comment: it does not start the line",
 };
 
-static void assert_refused(const char *path, int want)
+static void assert_refused(const char *path, int want, int want_errno)
 {
 	struct sotls_ticket_key keys[4];
 	memset(keys, 0xaa, sizeof(keys));
 	size_t n = 99;
+	errno = 0;
 	assert_int_equal(sotls_ticket_key_file_read(path, keys, 4, &n), want);
+	if (want_errno != 0)
+		assert_int_equal(errno, want_errno); /* which refusal (sotls.h) */
 	assert_int_equal(n, 0);
 	/* Each key untouched or wiped: a key read before the bad line, or the
 	 * part of the bad one parsed, is not left behind. */
@@ -293,7 +297,7 @@ static void test_malformed_lines(void **state)
 		int len = snprintf(text, sizeof(text), "%s\n%s\n%s\n", GOOD, MALFORMED[i], other);
 		put_file(path, text, (size_t)len, 0600);
 		print_message("line %zu: \"%s\"\n", i, MALFORMED[i]);
-		assert_refused(path, SOTLS_ERR_TICKET_KEYS);
+		assert_refused(path, SOTLS_ERR_TICKET_KEYS, EINVAL);
 	}
 	/* The same lines pass with the bad one left out: the refusals above are
 	 * the bad line's. */
@@ -315,7 +319,7 @@ static void test_malformed_bytes(void **state)
 	int len = snprintf(text, sizeof(text), "%s\n", GOOD);
 	text[40] = '\0';
 	put_file(path, text, (size_t)len, 0600);
-	assert_refused(path, SOTLS_ERR_TICKET_KEYS);
+	assert_refused(path, SOTLS_ERR_TICKET_KEYS, EINVAL);
 	/* A line far longer than any key line. */
 	char *long_line = malloc(100000);
 	assert_non_null(long_line);
@@ -323,7 +327,7 @@ static void test_malformed_bytes(void **state)
 	memcpy(long_line, GOOD "\n", sizeof(GOOD));
 	put_file(path, long_line, 100000, 0600);
 	free(long_line);
-	assert_refused(path, SOTLS_ERR_TICKET_KEYS);
+	assert_refused(path, SOTLS_ERR_TICKET_KEYS, EINVAL);
 }
 
 static void test_no_keys(void **state)
@@ -334,7 +338,7 @@ static void test_no_keys(void **state)
 	static const char *const texts[] = {"", "\n\n", "# only a comment\n", HEADER};
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
 		put_file(path, texts[i], strlen(texts[i]), 0600);
-		assert_refused(path, SOTLS_ERR_TICKET_KEYS);
+		assert_refused(path, SOTLS_ERR_TICKET_KEYS, ENODATA);
 	}
 }
 
@@ -347,7 +351,7 @@ static void test_duplicate_names(void **state)
 	static const char text[] = GOOD "\n" NAME
 		" 1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100 5 0\n";
 	put_file(path, text, sizeof(text) - 1, 0600);
-	assert_refused(path, SOTLS_ERR_TICKET_KEYS);
+	assert_refused(path, SOTLS_ERR_TICKET_KEYS, EEXIST);
 }
 
 static void test_too_many(void **state)
@@ -367,6 +371,7 @@ static void test_too_many(void **state)
 	size_t n = 99;
 	assert_int_equal(sotls_ticket_key_file_read(path, back, SOTLS_TICKET_KEYS_MAX + 1, &n),
 			 SOTLS_ERR_TICKET_KEYS);
+	assert_int_equal(errno, E2BIG);
 	assert_int_equal(n, 0);
 }
 
@@ -380,7 +385,7 @@ static void test_mode(void **state)
 	for (unsigned bit = 0; bit < 6; bit++) {
 		put_file(path, text, sizeof(text) - 1, 0600 | (1u << bit));
 		print_message("mode %04o\n", 0600 | (1u << bit));
-		assert_refused(path, SOTLS_ERR_TICKET_KEYS);
+		assert_refused(path, SOTLS_ERR_TICKET_KEYS, EPERM);
 	}
 	static const mode_t fine[] = {0400, 0600, 0700};
 	for (size_t i = 0; i < sizeof(fine) / sizeof(fine[0]); i++) {
@@ -398,13 +403,13 @@ static void test_not_a_file(void **state)
 {
 	(void)state;
 	struct path dir = dir_in("a-directory");
-	assert_refused(dir.s, SOTLS_ERR_TICKET_KEYS);
+	assert_refused(dir.s, SOTLS_ERR_TICKET_KEYS, EINVAL);
 	struct path fifo = path_in("a-fifo");
 	assert_int_equal(mkfifo(fifo.s, 0600), 0);
-	assert_refused(fifo.s, SOTLS_ERR_TICKET_KEYS);
+	assert_refused(fifo.s, SOTLS_ERR_TICKET_KEYS, EINVAL);
 	struct path missing = path_in("missing");
 	errno = 0;
-	assert_refused(missing.s, SOTLS_ERR_SYSCALL);
+	assert_refused(missing.s, SOTLS_ERR_SYSCALL, ENOENT);
 	assert_int_equal(errno, ENOENT);
 }
 
