@@ -92,6 +92,10 @@ int64_t sotls_resume_now(void);
 
 struct sotls_ticket_keyring;
 
+/* A key's times as every source must give them (ticket_keyfile.c): not
+ * negative, and an expiry (0: none) after intro. */
+bool sotls_ticket_key_times_ok(const struct sotls_ticket_key *k);
+
 struct sotls_ticket_keyring *sotls_ticket_keyring_new(void);
 void sotls_ticket_keyring_free(struct sotls_ticket_keyring *ring);
 /* The ticket lifetime (keys made automatically open tickets that long

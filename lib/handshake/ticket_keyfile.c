@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "sotls.h"
+#include "resume.h"
 #include "util.h"
 
 #define NAME_HEX (2 * sizeof(((struct sotls_ticket_key *)0)->name))
@@ -85,7 +86,7 @@ static char *hex_encode(char *out, const uint8_t *in, size_t len)
 
 /* Times a key may have: not negative, and an expiry (0: none) after intro,
  * since a key that stops before it starts opens nothing and is a mistake. */
-static bool times_ok(const struct sotls_ticket_key *k)
+bool sotls_ticket_key_times_ok(const struct sotls_ticket_key *k)
 {
 	return k->intro >= 0 && k->expiry >= 0 && (k->expiry == 0 || k->expiry > k->intro);
 }
@@ -133,7 +134,7 @@ static bool parse_key(const char *p, const char *end, struct sotls_ticket_key *k
 	if (p == NULL || p == end || *p != ' ')
 		return false;
 	p = parse_decimal(p + 1, end, &k->expiry);
-	return hex_ok && p == end && times_ok(k);
+	return hex_ok && p == end && sotls_ticket_key_times_ok(k);
 }
 
 /* The key file's lines as they arrive: a comment is skipped without being
@@ -350,7 +351,7 @@ SOTLS_API int sotls_ticket_key_file_write(const char *path, const struct sotls_t
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	/* Nothing the reader would refuse is written. */
 	for (size_t i = 0; i < n; i++)
-		if (!times_ok(&keys[i]) || name_taken(keys, i, keys[i].name))
+		if (!sotls_ticket_key_times_ok(&keys[i]) || name_taken(keys, i, keys[i].name))
 			return SOTLS_ERR_INVALID_ARGUMENT;
 	char tmp[PATH_MAX];
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path) >= (int)sizeof(tmp)) {

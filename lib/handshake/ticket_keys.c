@@ -6,6 +6,7 @@
  * The set changes while connections run, so it has a lock; a key is copied
  * out under it and used outside it, and every copy is wiped after use.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +106,7 @@ static int insert(struct sotls_ticket_keyring *r, const struct sotls_ticket_key 
 
 int sotls_ticket_keyring_add(struct sotls_ticket_keyring *r, const struct sotls_ticket_key *k)
 {
-	if (r == NULL || k == NULL || (k->expiry != 0 && k->expiry <= k->intro))
+	if (r == NULL || k == NULL || !sotls_ticket_key_times_ok(k))
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	pthread_mutex_lock(&r->lock);
 	if (r->automatic) {
@@ -119,30 +120,49 @@ int sotls_ticket_keyring_add(struct sotls_ticket_keyring *r, const struct sotls_
 	return rc;
 }
 
-/* Reads the key file into the set if it changed since it was last read.
- * Under the lock. A failed read keeps the keys read before. */
-static int reload(struct sotls_ticket_keyring *r, bool force)
+/* Whether the file behind st is the one read last time. */
+static bool same_file(const struct stat *st, const struct stat *seen)
+{
+	return st->st_ino == seen->st_ino && st->st_dev == seen->st_dev &&
+	       st->st_size == seen->st_size && st->st_mtim.tv_sec == seen->st_mtim.tv_sec &&
+	       st->st_mtim.tv_nsec == seen->st_mtim.tv_nsec;
+}
+
+/*
+ * Reads the key file at path into the set, unless (force false) it is the
+ * file read last time. Called without the lock: a file read must not hold
+ * up the handshakes of other threads, which go on with the old keys; the
+ * new set is swapped in under the lock. A failed read keeps the keys read
+ * before.
+ */
+static int reload(struct sotls_ticket_keyring *r, const char *path, bool force)
 {
 	struct stat st;
-	if (stat(r->path, &st) != 0)
+	if (stat(path, &st) != 0)
 		return SOTLS_ERR_SYSCALL;
-	if (!force && st.st_ino == r->seen.st_ino && st.st_dev == r->seen.st_dev &&
-	    st.st_size == r->seen.st_size && st.st_mtim.tv_sec == r->seen.st_mtim.tv_sec &&
-	    st.st_mtim.tv_nsec == r->seen.st_mtim.tv_nsec)
+	pthread_mutex_lock(&r->lock);
+	bool same = !force && same_file(&st, &r->seen);
+	pthread_mutex_unlock(&r->lock);
+	if (same)
 		return 0;
 	struct sotls_ticket_key *keys = malloc(sizeof(r->keys));
 	if (keys == NULL)
 		return SOTLS_ERR_OUT_OF_MEMORY;
 	size_t n = 0;
-	int rc = sotls_ticket_key_file_read(r->path, keys, SOTLS_TICKET_KEYS_MAX, &n);
+	int rc = sotls_ticket_key_file_read(path, keys, SOTLS_TICKET_KEYS_MAX, &n);
+	int saved = errno;
 	if (rc == 0) {
+		pthread_mutex_lock(&r->lock);
 		sotls_wipe(r->keys, sizeof(r->keys));
 		memcpy(r->keys, keys, n * sizeof(keys[0]));
 		r->n = n;
 		r->seen = st;
+		r->automatic = false;
+		pthread_mutex_unlock(&r->lock);
 	}
 	sotls_wipe(keys, sizeof(r->keys));
 	free(keys);
+	errno = saved;
 	return rc;
 }
 
@@ -153,20 +173,21 @@ int sotls_ticket_keyring_set_file(struct sotls_ticket_keyring *r, const char *pa
 	char *copy = strdup(path);
 	if (copy == NULL)
 		return SOTLS_ERR_OUT_OF_MEMORY;
-	pthread_mutex_lock(&r->lock);
-	char *old = r->path;
-	r->path = copy;
-	int rc = reload(r, true);
+	/* Only while the configuration is built (sotls.h): no handshake reads
+	 * path yet. */
+	int rc = reload(r, copy, true);
 	if (rc != 0) {
-		r->path = old;
-		old = copy;
-	} else {
-		r->automatic = false;
-		r->checked = sotls_resume_now();
+		int saved = errno;
+		free(copy);
+		errno = saved;
+		return rc;
 	}
+	pthread_mutex_lock(&r->lock);
+	free(r->path);
+	r->path = copy;
+	r->checked = sotls_resume_now();
 	pthread_mutex_unlock(&r->lock);
-	free(old);
-	return rc;
+	return 0;
 }
 
 void sotls_ticket_keyring_set_callback(struct sotls_ticket_keyring *r, sotls_ticket_key_fn fn,
@@ -198,17 +219,25 @@ static int rotate(struct sotls_ticket_keyring *r, int64_t now)
 	return rc;
 }
 
-/* Brings the set up to date for now: rotation, the file, expiries. Under
- * the lock. */
+/* Brings the set up to date for now: rotation, expiries. Under the lock. */
 static void refresh(struct sotls_ticket_keyring *r, int64_t now)
 {
-	if (r->automatic) {
+	if (r->automatic)
 		(void)rotate(r, now);
-	} else if (r->path != NULL && now != r->checked) {
-		r->checked = now;
-		(void)reload(r, false);
-	}
 	drop_expired(r, now);
+}
+
+/* The key file, looked at once a second at most (outside the lock). */
+static void check_file(struct sotls_ticket_keyring *r, int64_t now)
+{
+	pthread_mutex_lock(&r->lock);
+	bool due = r->path != NULL && r->fn == NULL && now != r->checked;
+	if (due)
+		r->checked = now;
+	const char *path = r->path; /* set while building, then fixed */
+	pthread_mutex_unlock(&r->lock);
+	if (due)
+		(void)reload(r, path, false);
 }
 
 /* The key that issues now: the latest intro not in the future. */
@@ -231,6 +260,7 @@ static int take_key(struct sotls_ticket_keyring *r, const uint8_t *name,
 	int64_t now = sotls_resume_now();
 	int found = 0;
 	*current = false;
+	check_file(r, now);
 	pthread_mutex_lock(&r->lock);
 	sotls_ticket_key_fn fn = r->fn;
 	void *arg = r->fn_arg;

@@ -529,6 +529,10 @@ static void test_api_rules(void **state)
 							NULL),
 			 SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_config_set_ticket_rotation(s, 0), SOTLS_ERR_INVALID_ARGUMENT);
+	/* The key file's rule for times holds for added keys too. */
+	struct sotls_ticket_key neg = {.intro = -5}, backwards = {.intro = 100, .expiry = 50};
+	assert_int_equal(sotls_config_add_ticket_key(s, &neg), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_config_add_ticket_key(s, &backwards), SOTLS_ERR_INVALID_ARGUMENT);
 	close(fd[0]);
 	close(fd[1]);
 	sotls_config_free(s);
