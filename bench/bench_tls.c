@@ -445,11 +445,15 @@ static int ctx_keep_session(struct ctx *c, const struct peer *p)
 	switch (c->impl) {
 	case IMPL_SOTLS:
 	case IMPL_SOTLS_KERNEL:
-		if ((rc = sotls_conn_get_session(p->s, NULL, 0, &c->s_session_len)) ==
-			    SOTLS_ERR_BUFFER_TOO_SMALL &&
-		    (c->s_session = malloc(c->s_session_len)) != NULL)
+		rc = sotls_conn_get_session(p->s, NULL, 0, &c->s_session_len);
+		if (rc == SOTLS_ERR_BUFFER_TOO_SMALL) {
+			if ((c->s_session = malloc(c->s_session_len)) == NULL) {
+				fprintf(stderr, "bench: no memory for the session\n");
+				return -1;
+			}
 			rc = sotls_conn_get_session(p->s, c->s_session, c->s_session_len,
 						    &c->s_session_len);
+		}
 		if (rc == 0)
 			return 0;
 		fprintf(stderr, "bench: sotls_conn_get_session: %s (%s)\n", sotls_strerror(rc),
@@ -1452,16 +1456,18 @@ static double run_handshakes(enum impl impl, enum certkind ck, enum resume res, 
 		atomic_store(&h.failed, true);
 	}
 	atomic_store(&h.primed, true);
+	/* Both threads run until stop, so their clocks stay valid. The
+	 * server's is read before the client starts, and the client's starts
+	 * at 0 with its thread: both count from the first handshake. */
+	clockid_t cid[2];
+	bool have_cpu = pthread_getcpuclockid(ts, &cid[1]) == 0;
+	double cpu0[2] = {0, 0}, cpu[2] = {0, 0};
+	if (have_cpu)
+		cpu0[1] = cpu[1] = cpu_seconds(cid[1]);
 	double t0 = now(), tprev = t0;
 	uint64_t prev = 0;
 	pthread_create(&tc, NULL, hs_client, &h);
-	/* Both threads run until stop, so their clocks stay valid. */
-	clockid_t cid[2];
-	bool have_cpu = pthread_getcpuclockid(tc, &cid[0]) == 0 &&
-			pthread_getcpuclockid(ts, &cid[1]) == 0;
-	double cpu0[2] = {0, 0}, cpu[2] = {0, 0};
-	for (int i = 0; i < 2 && have_cpu; i++)
-		cpu0[i] = cpu[i] = cpu_seconds(cid[i]);
+	have_cpu = have_cpu && pthread_getcpuclockid(tc, &cid[0]) == 0;
 	for (int sec = 1; sec <= seconds && !atomic_load(&h.failed); sec++) {
 		sleep_until(t0 + sec);
 		double t = now();

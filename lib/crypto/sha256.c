@@ -99,7 +99,8 @@ void sotls_sha256_update(struct sotls_sha256 *c, const uint8_t *p, size_t n)
 			return;
 		c->blocks(c->h, c->buf, 1);
 	}
-	c->blocks(c->h, p, n / 64);
+	if (n >= 64) /* SHA-NI would load and store the state for nothing */
+		c->blocks(c->h, p, n / 64);
 	memcpy(c->buf, p + n / 64 * 64, n % 64);
 }
 
