@@ -78,7 +78,6 @@ int bench_pk_random(void *unused, unsigned char *out, size_t len)
 	return 0;
 }
 
-/* Operations per second over one slice of about `slice` seconds. */
 /* One row of the table (and of the JSON array); ref: OpenSSL's rate for
  * the same operation in the same run, 0 if none. */
 static void print_row(const struct bench_pk_opts *o, const char *op, const char *impl,
@@ -94,6 +93,7 @@ static void print_row(const struct bench_pk_opts *o, const char *op, const char 
 		       json_rows++ ? "," : "", op, impl, per_s, ref > 0 ? per_s / ref : 0.0);
 }
 
+/* Operations per second over one slice of about `slice` seconds. */
 static double slice_rate(const struct bench_pk_impl *im, double slice)
 {
 	const double t0 = now();
@@ -562,24 +562,6 @@ static void run_x25519(const struct bench_pk_opts *o)
 	mbed_free(&mb);
 }
 
-/* The RSA rows (bench_pk_rsa.c), printed like the others. */
-static void rsa_row(struct bench_pk_ctx *ctx, const char *op, const char *impl, double per_s,
-		    double openssl_per_s)
-{
-	print_row(ctx->user, op, impl, per_s, openssl_per_s);
-	fflush(table);
-}
-
-static void run_rsa(const struct bench_pk_opts *o)
-{
-	struct bench_pk_ctx ctx = {.seconds = o->seconds / o->rounds,
-				   .rounds = o->rounds,
-				   .row = rsa_row,
-				   .user = (void *)o};
-	bench_pk_rsa(&ctx);
-	fprintf(table, "\n");
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sotls-bench-pk [--seconds S] [--rounds R] [--only p256|x25519|rsa] "
@@ -625,7 +607,7 @@ int main(int argc, char **argv)
 	if (only == NULL || strcmp(only, "x25519") == 0)
 		run_x25519(&o);
 	if (only == NULL || strcmp(only, "rsa") == 0)
-		run_rsa(&o);
+		bench_pk_rsa(&o);
 	if (o.json)
 		printf("\n]\n");
 	return 0;

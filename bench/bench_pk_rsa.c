@@ -1,15 +1,16 @@
 /*
- * RSA rows (bench_pk_rsa.h). Each round measures every contender of an
- * operation for ctx->seconds in turn, so background load hits them alike;
- * a row is the median round. The input of the private operations is a
- * PKCS #1 v1.5 signature of a SHA-256 hash, the key OpenSSL's generator's.
+ * RSA rows (bench_pk_rsa.h), measured by sotls-bench-pk's harness
+ * (bench_pk_group) like the curves. The input of the private operations
+ * is a PKCS #1 v1.5 signature of a SHA-256 hash, the key OpenSSL's
+ * generator's.
  */
 #include "bench_pk_rsa.h"
+
+#include "bench_pk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <mbedtls/pk.h>
 #include <mbedtls/rsa.h>
@@ -20,15 +21,7 @@
 #include "rsa.h"
 #include "util.h"
 
-#define MAX_ROUNDS 15
 #define MAX_CONTENDERS (SOTLS_RSA_IMPLS + 2)
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static int mbed_random(void *ctx, unsigned char *out, size_t len)
 {
@@ -46,7 +39,6 @@ struct contender {
 	const unsigned char *digest;
 	unsigned char out[512];
 	size_t len;
-	double rate[MAX_ROUNDS];
 };
 
 static int op_openssl_sign(struct contender *c)
@@ -76,40 +68,19 @@ static int op_sotls_sign(struct contender *c)
 	return sotls_rsa_pkcs1_sign(c->ours, SOTLS_RSA_SHA256, c->digest, 32, c->out, c->len);
 }
 
-static double median(double *v, int n)
+static int run_contender(void *p)
 {
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-			double t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	return v[n / 2];
+	struct contender *c = p;
+	return c->op(c);
 }
 
-/* Rounds of every contender, then the rows; contender 0 is OpenSSL. */
-static void measure(struct bench_pk_ctx *ctx, const char *op, struct contender *c, int n)
+/* One group of rows; contender 0 is OpenSSL, the reference. */
+static void measure(const struct bench_pk_opts *o, const char *op, struct contender *c, int n)
 {
-	const int rounds = ctx->rounds < 1 ? 1 : ctx->rounds > MAX_ROUNDS ? MAX_ROUNDS : ctx->rounds;
-	for (int r = 0; r < rounds; r++)
-		for (int i = 0; i < n; i++) {
-			long count = 0;
-			const double t0 = now();
-			double t;
-			do {
-				if (c[i].op(&c[i]) != 0) {
-					fprintf(stderr, "bench_pk_rsa: %s %s failed\n", op, c[i].name);
-					exit(1);
-				}
-				count++;
-			} while ((t = now()) - t0 < ctx->seconds);
-			c[i].rate[r] = (double)count / (t - t0);
-		}
-	double med[MAX_CONTENDERS];
+	struct bench_pk_impl impls[MAX_CONTENDERS];
 	for (int i = 0; i < n; i++)
-		med[i] = median(c[i].rate, rounds);
-	for (int i = 0; i < n; i++)
-		ctx->row(ctx, op, c[i].name, med[i], med[0]);
+		impls[i] = (struct bench_pk_impl){c[i].name, run_contender, &c[i]};
+	bench_pk_group(o, op, impls, (size_t)n);
 }
 
 /* sotls's parts of an OpenSSL key. */
@@ -143,6 +114,10 @@ static int mbed_key(EVP_PKEY *pkey, mbedtls_pk_context *pk)
 		return -1;
 	long n = BIO_get_mem_data(b, &pem);
 	unsigned char *copy = malloc((size_t)n + 1);
+	if (copy == NULL) {
+		BIO_free(b);
+		return -1;
+	}
 	memcpy(copy, pem, (size_t)n);
 	copy[n] = '\0';
 	BIO_free(b);
@@ -169,7 +144,7 @@ static void fail(const char *what, int bits)
 	exit(1);
 }
 
-void bench_pk_rsa(struct bench_pk_ctx *ctx)
+void bench_pk_rsa(const struct bench_pk_opts *o)
 {
 	static const unsigned char digest[32] = {0x42};
 	for (int bits = 2048; bits <= 4096; bits += 1024) {
@@ -209,7 +184,7 @@ void bench_pk_rsa(struct bench_pk_ctx *ctx)
 
 		char op[32];
 		snprintf(op, sizeof(op), "RSA-%d sign", bits);
-		measure(ctx, op, c, n);
+		measure(o, op, c, n);
 
 		if (bits == 2048) {
 			struct contender v[2] = {
@@ -222,7 +197,7 @@ void bench_pk_rsa(struct bench_pk_ctx *ctx)
 			memcpy(v[1].out, c[2].out, len);
 			if (v[0].ossl == NULL)
 				fail("OpenSSL verify set-up failed", bits);
-			measure(ctx, "RSA-2048 verify", v, 2);
+			measure(o, "RSA-2048 verify", v, 2);
 			EVP_PKEY_CTX_free(v[0].ossl);
 		}
 		for (int i = 0; i < n; i++)

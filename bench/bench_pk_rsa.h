@@ -7,17 +7,9 @@
 #ifndef SOTLS_BENCH_PK_RSA_H
 #define SOTLS_BENCH_PK_RSA_H
 
-/* What the benchmark program hands to each group of rows. */
-struct bench_pk_ctx {
-	double seconds; /* measuring time per row and round */
-	int rounds;	/* rounds; a row reports its median */
-	/* One finished row: operations per second of impl, and OpenSSL's for
-	 * the same operation in the same run (the reference). */
-	void (*row)(struct bench_pk_ctx *ctx, const char *op, const char *impl, double per_s,
-		    double openssl_per_s);
-	void *user;
-};
+#include "bench_pk.h"
 
-void bench_pk_rsa(struct bench_pk_ctx *ctx);
+/* Measures and prints the RSA groups (bench_pk_group). */
+void bench_pk_rsa(const struct bench_pk_opts *o);
 
 #endif
