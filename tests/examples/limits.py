@@ -411,23 +411,24 @@ def case_event_budget():
     srv = Server('sotls-event-echo-server', '--event-budget', '16384', '--send-timeout', '600',
                  '--idle-timeout', '600')
     f = tls(srv.port)
-    total = 64 << 20
+    flowing = threading.Event()  # the echo has started to come back
+    stop = threading.Event()     # the other client is served: the flood may end
     done = threading.Event()
 
     def flood():
-        """Writes the flood and reads its echo from one thread: an SSL
-        object is not to be used by two threads at once."""
+        """Writes the flood and reads its echo from one thread (an SSL object
+        is not to be used by two threads at once) until told to stop: a
+        fixed size could all be echoed before the other client connects on
+        a fast machine, and then nothing would be shown."""
         f.setblocking(False)
         chunk = b'f' * 65536
-        sent = got = 0
+        got = 0
         deadline = time.monotonic() + 100
-        while got < total and time.monotonic() < deadline:
-            want_w = [f] if sent < total else []
+        while not stop.is_set() and time.monotonic() < deadline:
             if f.pending() == 0:
-                select.select([f], want_w, [], 1)
+                select.select([f], [f], [], 1)
             try:
-                if sent < total:
-                    sent += f.send(chunk[:total - sent])
+                f.send(chunk)
             except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
                 pass
             try:
@@ -435,23 +436,26 @@ def case_event_budget():
                 if not d:
                     break
                 got += len(d)
+                if got >= 1 << 20:
+                    flowing.set()
             except (ssl.SSLWantReadError, ssl.SSLWantWriteError):
                 pass
         done.set()
     ft = threading.Thread(target=flood)
     ft.start()
-    time.sleep(0.2)
+    check(flowing.wait(60), 'the flood\'s echo never came back')
     t0 = time.monotonic()
     h = tls(srv.port)
     echo_once(h)
     took = time.monotonic() - t0
     flooding = not done.is_set()
+    stop.set()
     h.close()
     ft.join()
     f.close()
     out = srv.stop()
     check(flooding, 'the flood ended before the other client was served: nothing shown')
-    print(f'ok: another client served in {took * 1e3:.0f} ms during a 64 MiB flood')
+    print(f'ok: another client served in {took * 1e3:.0f} ms during a flood')
     check(stats(out, 'turns cut by --event-budget') > 0, out)
     print(f'ok: {stats(out, "turns cut by --event-budget")} turns cut by the budget')
 
