@@ -1,5 +1,7 @@
 #include "server_limits.h"
 
+#include "parse_number.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -46,10 +48,11 @@ static int parse_seconds(const char *arg, int *ms)
 
 static int parse_count(const char *arg, long max, long *v)
 {
-	char *end;
-	errno = 0;
-	*v = strtol(arg, &end, 10);
-	return end == arg || *end != '\0' || errno != 0 || *v < 1 || *v > max ? -1 : 0;
+	long long n;
+	if (!parse_number(arg, 1, max, &n))
+		return -1;
+	*v = (long)n;
+	return 0;
 }
 
 int server_limits_option(struct server_limits *l, unsigned which, int opt, const char *arg)

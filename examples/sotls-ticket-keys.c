@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "parse_number.h"
 #include "sotls.h"
 
 #define PROG "sotls-ticket-keys"
@@ -88,20 +89,6 @@ struct command {
 	int (*run)(const char *file, const struct opts *o);
 	unsigned allowed; /* bits 1 << enum opt */
 };
-
-/* Strict decimal in [lo, hi]; false for anything else. */
-static bool parse_number(const char *s, int64_t lo, int64_t hi, int64_t *out)
-{
-	if (s == NULL || out == NULL || *s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	char *end;
-	long long v = strtoll(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < lo || v > hi)
-		return false;
-	*out = v;
-	return true;
-}
 
 /* ---- keys ---- */
 
@@ -408,12 +395,13 @@ static int parse_opts(int argc, char **argv, const struct command *cmd, struct o
 			return -1;
 		}
 		o->given[c] = true;
-		if (c != OPT_FORCE &&
-		    !parse_number(optarg, RANGE[c].lo, RANGE[c].hi, &o->value[c])) {
+		long long v = 0;
+		if (c != OPT_FORCE && !parse_number(optarg, RANGE[c].lo, RANGE[c].hi, &v)) {
 			fprintf(stderr, PROG ": --%s %s: not a number from %" PRId64 " to %" PRId64 "\n",
 				LONG_OPTS[c].name, optarg, RANGE[c].lo, RANGE[c].hi);
 			return -1;
 		}
+		o->value[c] = v;
 	}
 	return optind;
 }
