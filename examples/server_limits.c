@@ -1,5 +1,6 @@
 #include "server_limits.h"
 
+#include "help_text.h"
 #include "parse_number.h"
 
 #include <errno.h>
@@ -10,9 +11,6 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
-
-/* Where --help texts start, as in the servers' own lines. */
-#define HELP_INDENT "                    "
 
 static const struct {
 	unsigned bit;

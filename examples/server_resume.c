@@ -1,14 +1,12 @@
 #include "server_resume.h"
 
+#include "help_text.h"
 #include "parse_number.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Where --help texts start, as in the servers' own lines. */
-#define HELP_INDENT "                    "
 
 /* sotls's defaults (sotls.h, "Session resumption"): the cache's room in
  * bytes grows with --session-cache at the default's bytes per session. */

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -65,14 +66,16 @@ static ssize_t get(void *arg, const uint8_t *id, size_t id_len, uint8_t *buf, si
 	uint8_t *file = secret_file_read(s->dirfd, name, &len);
 	if (file == NULL)
 		return 0;
-	uint64_t expiry = 0;
-	for (size_t i = MAGIC_LEN; i < HEADER_LEN && i < len; i++)
-		expiry = expiry << 8 | file[i];
 	ssize_t got = 0;
-	if (len <= HEADER_LEN || memcmp(file, MAGIC, MAGIC_LEN) != 0 ||
-	    (uint64_t)time(NULL) >= expiry)
-		unlinkat(s->dirfd, name, 0); /* stale, or not a session: gone for all */
-	else if (len - HEADER_LEN <= cap) {
+	bool session = len > HEADER_LEN && len - HEADER_LEN <= cap &&
+		       memcmp(file, MAGIC, MAGIC_LEN) == 0;
+	uint64_t expiry = 0;
+	for (size_t i = MAGIC_LEN; session && i < HEADER_LEN; i++)
+		expiry = expiry << 8 | file[i];
+	/* Stale, or not a session (sotls's never exceed cap): gone for all. */
+	if (!session || (uint64_t)time(NULL) >= expiry) {
+		unlinkat(s->dirfd, name, 0);
+	} else {
 		memcpy(buf, file + HEADER_LEN, len - HEADER_LEN);
 		got = (ssize_t)(len - HEADER_LEN);
 	}

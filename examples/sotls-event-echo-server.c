@@ -81,7 +81,7 @@ static bool g_verbose;
 static unsigned long long g_accepted, g_done_clean, g_failed, g_hs_failed, g_bytes, g_held,
 	g_peak_held, g_hs_expired, g_idle_expired, g_yields, g_pauses;
 /* Handshakes by how they went, indexed by enum sotls_resumption. */
-static unsigned long long g_resumed[3];
+static unsigned long long g_resumed[SOTLS_RESUMED_TICKET + 1];
 static struct server_resume g_resume = SERVER_RESUME_DEFAULT;
 
 static void on_signal(int sig)
