@@ -92,24 +92,26 @@ struct command {
 
 /* ---- keys ---- */
 
-static int random_key(struct sotls_ticket_key *k)
+static int fill_random(uint8_t *p, size_t len)
 {
-	if (k == NULL)
-		return -1;
-	uint8_t buf[sizeof(k->name) + sizeof(k->secret)];
-	size_t got = 0;
-	while (got < sizeof(buf)) {
-		ssize_t r = getrandom(buf + got, sizeof(buf) - got, 0);
+	while (len > 0) {
+		ssize_t r = getrandom(p, len, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return -1;
-		got += (size_t)r;
+		p += r;
+		len -= (size_t)r;
 	}
-	memcpy(k->name, buf, sizeof(k->name));
-	memcpy(k->secret, buf + sizeof(k->name), sizeof(k->secret));
-	explicit_bzero(buf, sizeof(buf));
 	return 0;
+}
+
+static int random_key(struct sotls_ticket_key *k)
+{
+	return fill_random(k->name, sizeof(k->name)) == 0 &&
+			       fill_random(k->secret, sizeof(k->secret)) == 0
+		       ? 0
+		       : -1;
 }
 
 static bool expired(const struct sotls_ticket_key *k, int64_t now)
