@@ -103,24 +103,23 @@ static const struct chain_step FE_CHAIN[] = {
  * Registers: a^1..a^15, x32, the result.
  */
 enum { SX32 = 16, SR, SREGS };
-#define SC_CHAIN_STEPS (14 + 5 + 32)
 
-static void sc_chain(struct chain_step st[SC_CHAIN_STEPS])
-{
-	static const uint64_t low[2] = {0xf3b9cac2fc63254fULL, 0xbce6faada7179e84ULL};
-	int k = 0;
-
-	for (int i = 2; i < 16; i++)
-		st[k++] = (struct chain_step){0, (uint8_t)i, (uint8_t)(i - 1), 1};
-	st[k++] = (struct chain_step){4, SX32, 15, 15};
-	st[k++] = (struct chain_step){8, SX32, SX32, SX32};
-	st[k++] = (struct chain_step){16, SX32, SX32, SX32};
-	st[k++] = (struct chain_step){64, SR, SX32, SX32};
-	st[k++] = (struct chain_step){32, SR, SR, SX32};
-	for (int nib = 31; nib >= 0; nib--)
-		st[k++] = (struct chain_step){4, SR, SR,
-					      (uint8_t)((low[nib / 16] >> (4 * (nib % 16))) & 15)};
-}
+/* The bottom half's nibbles, high to low, are the last 32 steps' multipliers. */
+static const struct chain_step SC_CHAIN[] = {
+	{0, 2, 1, 1}, {0, 3, 2, 1}, {0, 4, 3, 1}, {0, 5, 4, 1},
+	{0, 6, 5, 1}, {0, 7, 6, 1}, {0, 8, 7, 1}, {0, 9, 8, 1},
+	{0, 10, 9, 1}, {0, 11, 10, 1}, {0, 12, 11, 1}, {0, 13, 12, 1},
+	{0, 14, 13, 1}, {0, 15, 14, 1}, {4, SX32, 15, 15}, {8, SX32, SX32, SX32},
+	{16, SX32, SX32, SX32}, {64, SR, SX32, SX32}, {32, SR, SR, SX32},
+	{4, SR, SR, 11}, {4, SR, SR, 12}, {4, SR, SR, 14}, {4, SR, SR, 6},
+	{4, SR, SR, 15}, {4, SR, SR, 10}, {4, SR, SR, 10}, {4, SR, SR, 13},
+	{4, SR, SR, 10}, {4, SR, SR, 7}, {4, SR, SR, 1}, {4, SR, SR, 7},
+	{4, SR, SR, 9}, {4, SR, SR, 14}, {4, SR, SR, 8}, {4, SR, SR, 4},
+	{4, SR, SR, 15}, {4, SR, SR, 3}, {4, SR, SR, 11}, {4, SR, SR, 9},
+	{4, SR, SR, 12}, {4, SR, SR, 10}, {4, SR, SR, 12}, {4, SR, SR, 2},
+	{4, SR, SR, 15}, {4, SR, SR, 12}, {4, SR, SR, 6}, {4, SR, SR, 3},
+	{4, SR, SR, 2}, {4, SR, SR, 5}, {4, SR, SR, 4}, {4, SR, SR, 15},
+};
 
 /*
  * zi = z^-1 mod p (Montgomery in and out) and ki = k^-1 mod n (plain in and
@@ -130,7 +129,6 @@ static void inv2(p256_fe zi, const p256_fe z, p256_fe ki, const p256_fe k)
 {
 	static const p256_fe one = {1, 0, 0, 0};
 	p256_fe freg[FREGS], sreg[SREGS];
-	struct chain_step sst[SC_CHAIN_STEPS];
 	struct chain fc, sc;
 	int busy;
 
@@ -138,8 +136,8 @@ static void inv2(p256_fe zi, const p256_fe z, p256_fe ki, const p256_fe k)
 		    freg, 0);
 	if (z != NULL)
 		memcpy(freg[FA], z, sizeof(p256_fe));
-	sc_chain(sst);
-	chain_start(&sc, sst, k != NULL ? SC_CHAIN_STEPS : 0, sreg, 1);
+	chain_start(&sc, SC_CHAIN, k != NULL ? (int)(sizeof(SC_CHAIN) / sizeof(SC_CHAIN[0])) : 0,
+		    sreg, 1);
 	if (k != NULL)
 		sc_mul(sreg[1], k, P256_R2N);
 	do {
