@@ -1082,13 +1082,16 @@ SOTLS_API int sotls_config_set_ticket_rotation(struct sotls_config *cfg, unsigne
  * intro and expiry in decimal Unix seconds (expiry 0: none, else after
  * intro); names unique. Lines starting with '#' and empty lines are
  * ignored; at most SOTLS_TICKET_KEYS_MAX keys. The file must be a regular
- * file not readable or writable by group or others. One bad line refuses
- * the whole file (a server then keeps the keys it had).
+ * file, not a symbolic link (its last component is opened without
+ * following one: point the configuration at the real file), owned by the
+ * effective user or by root, and not readable or writable by group or
+ * others: whoever can write it mints tickets that resume as any peer. One
+ * bad line refuses the whole file (a server then keeps the keys it had).
  * sotls_ticket_key_file_read fills keys[0 .. *n) (keys has room for max);
  * errors: SOTLS_ERR_INVALID_ARGUMENT (NULL, an empty path, max 0),
  * SOTLS_ERR_SYSCALL (errno), SOTLS_ERR_TICKET_KEYS with errno saying why:
- * EPERM (group or others may read or write it), EINVAL (not a regular
- * file, or a malformed line), EEXIST (a key name twice), E2BIG (more keys
+ * EPERM (group or others may read or write it, or another user owns it),
+ * EINVAL (not a regular file, a symbolic link, or a malformed line), EEXIST (a key name twice), E2BIG (more keys
  * than max or the maximum), ENODATA (no key). sotls_config_set_ticket_key_file
  * leaves the same errno.
  * sotls_ticket_key_file_write replaces path atomically (a new file in the

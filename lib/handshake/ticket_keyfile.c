@@ -215,15 +215,19 @@ static int read_keys(int fd, struct key_parser *kp)
 	return rc;
 }
 
-/* Opens path for reading if it is a regular file that only its owner may
- * read or write; -1 with *rc set otherwise. */
+/* Opens path for reading if it is a regular file, not a symbolic link,
+ * that only its owner (this process's effective user, or root) may read or
+ * write; -1 with *rc set otherwise. Whoever can write the file mints
+ * tickets with a master secret and a "verified" peer of their choosing. */
 static int open_key_file(const char *path, int *rc)
 {
 	/* O_NONBLOCK: a FIFO put in the key file's place must not block a
-	 * server's handshake in open(); it is refused below. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	 * server's handshake in open(); it is refused below. O_NOFOLLOW: a
+	 * link would hand the choice of file to whoever may write the
+	 * directory it sits in. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0) {
-		*rc = SOTLS_ERR_SYSCALL;
+		*rc = errno == ELOOP ? refuse(EINVAL) : SOTLS_ERR_SYSCALL;
 		return -1;
 	}
 	struct stat st;
@@ -231,7 +235,8 @@ static int open_key_file(const char *path, int *rc)
 		*rc = SOTLS_ERR_SYSCALL;
 	} else if (!S_ISREG(st.st_mode)) {
 		*rc = refuse(EINVAL);
-	} else if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+	} else if ((st.st_mode & (S_IRWXG | S_IRWXO)) != 0 ||
+		   (st.st_uid != geteuid() && st.st_uid != 0)) {
 		*rc = refuse(EPERM);
 	} else {
 		return fd;

@@ -397,6 +397,48 @@ static void test_mode(void **state)
 	}
 }
 
+/* A file another user owns is refused whatever its mode: its owner could
+ * mint tickets. Root's files are accepted (a service that drops privileges
+ * after reading root's key file). Needs root to give the file away, as CI
+ * and make check run. */
+static void test_owner(void **state)
+{
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	struct path p = path_in("owner");
+	static const char text[] = GOOD "\n";
+	put_file(p.s, text, sizeof(text) - 1, 0600);
+	assert_int_equal(chown(p.s, 65534, 65534), 0);
+	assert_refused(p.s, SOTLS_ERR_TICKET_KEYS, EPERM);
+	assert_int_equal(chown(p.s, 0, 0), 0);
+	struct sotls_ticket_key k;
+	size_t n;
+	assert_int_equal(sotls_ticket_key_file_read(p.s, &k, 1, &n), 0);
+	assert_int_equal(n, 1);
+}
+
+/* A symbolic link to a good key file is refused (EINVAL, not a regular
+ * file): the link's target is chosen by whoever may write its directory.
+ * A link higher up the path is the directory's owner's business. */
+static void test_symlink(void **state)
+{
+	(void)state;
+	struct path target = path_in("target");
+	static const char text[] = GOOD "\n";
+	put_file(target.s, text, sizeof(text) - 1, 0600);
+	struct path link = path_in("link");
+	assert_int_equal(symlink(target.s, link.s), 0);
+	assert_refused(link.s, SOTLS_ERR_TICKET_KEYS, EINVAL);
+	struct path dir_link = path_in("dir-link");
+	assert_int_equal(symlink(g_dir, dir_link.s), 0);
+	struct path through = path_join(dir_link.s, "target");
+	struct sotls_ticket_key k;
+	size_t n;
+	assert_int_equal(sotls_ticket_key_file_read(through.s, &k, 1, &n), 0);
+	assert_int_equal(n, 1);
+}
+
 /* A directory or a FIFO in the file's place: refused, and the FIFO (no
  * writer) must not block the reader in open(). */
 static void test_not_a_file(void **state)
@@ -656,6 +698,8 @@ int main(void)
 		cmocka_unit_test(test_too_many),
 		cmocka_unit_test(test_mode),
 		cmocka_unit_test(test_not_a_file),
+		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_symlink),
 		cmocka_unit_test(test_arguments),
 		cmocka_unit_test(test_failed_write_keeps_old_file),
 		cmocka_unit_test(test_written_mode),
