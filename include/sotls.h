@@ -968,11 +968,43 @@ SOTLS_API int sotls_cert_new_external(const void *chain, size_t chain_len,
  *    is the one verified in the full handshake; a client whose configuration
  *    requires verification does not offer a session whose server was not
  *    verified.
+ *  - A session is bound to the trust that verified its peer: the verify
+ *    mode, the CA and CRL sets, whether a verify callback is set, and the
+ *    application's context (sotls_config_set_session_context). A session
+ *    made under another trust is not resumed: a full handshake, in which a
+ *    server issues a fresh ticket. So two servers that share a ticket key
+ *    file or a session store but trust different client CAs never take
+ *    each other's sessions, and a client never offers a session made by a
+ *    configuration that trusted other CAs or skipped the name check.
  *  - A session that cannot be used (unknown, expired, tampered with, under
  *    a retired ticket key, another sotls version) gives a full handshake,
  *    never an error.
  *  - Resumed connections go to the kernel (kTLS) like full ones.
  */
+
+/*
+ * The application's part of the trust a session is bound to, up to
+ * SOTLS_SESSION_CONTEXT_MAX bytes (len 0: none, the default), as OpenSSL's
+ * session ID context. sotls binds every session to a digest of this and of
+ * the configuration's own trust (see the rules above), so the default
+ * already differs between configurations whose client-certificate trust
+ * differs. Set it to tell apart what sotls cannot see: the verify
+ * callback's policy (a callback counts only as present or absent, since
+ * its address differs between processes), or two services that must not
+ * share sessions although their trust is the same.
+ * The fleet rule: servers that share a ticket key file or a session store
+ * resume each other's sessions only if their trust and this context are
+ * the same; services that trust different client CAs share a key file only
+ * if they set the same context on purpose, and then a client verified by
+ * one is taken as verified by the other.
+ * A server that asks for no client certificate (SOTLS_VERIFY_NONE) has no
+ * trust to bind, so its sessions depend only on the mode and this context.
+ * Both roles. Errors: SOTLS_ERR_INVALID_ARGUMENT (longer than the maximum,
+ * NULL with len > 0), SOTLS_ERR_BAD_STATE (in use).
+ */
+#define SOTLS_SESSION_CONTEXT_MAX 32
+SOTLS_API int sotls_config_set_session_context(struct sotls_config *cfg, const void *ctx,
+					       size_t len);
 
 /*
  * Server: the built-in session cache, on by default with 20480 sessions,
@@ -1123,8 +1155,12 @@ SOTLS_API int sotls_conn_get_session(const struct sotls_conn *c, void *buf, size
  * Client, before the handshake: offer this session (bytes from
  * sotls_conn_get_session). It is offered only to the server name it was
  * made for and while it is valid (the ticket's lifetime, or the server's
- * if it gave none, at most a day); otherwise the handshake is a full one,
- * as it is when the server does not take it. Errors: SOTLS_ERR_SESSION,
+ * if it gave none, at most a day), and only under the trust it was made
+ * with (see the rules above); otherwise the handshake is a full one, as it
+ * is when the server does not take it. The bytes are checked as untrusted
+ * input: SOTLS_ERR_SESSION for anything that is not a session of this
+ * sotls version, an issue time that is negative or in the future (beyond a
+ * minute of clock skew), or a lifetime over a week. Other errors:
  * SOTLS_ERR_BAD_STATE (a server, or after the handshake started),
  * SOTLS_ERR_OUT_OF_MEMORY.
  */

@@ -680,7 +680,8 @@ SOTLS_API int sotls_conn_set_session(struct sotls_conn *c, const void *data, siz
 	if (c->cfg->role != SOTLS_ROLE_CLIENT || c->state != CONN_NEW || c->hs != NULL)
 		return SOTLS_ERR_BAD_STATE;
 	struct sotls_session_state st;
-	if (sotls_session_state_decode(&st, data, len) != 0 || st.role != SOTLS_SESSION_ROLE_CLIENT)
+	if (sotls_session_state_decode(&st, data, len) != 0 || st.role != SOTLS_SESSION_ROLE_CLIENT ||
+	    sotls_session_state_from_future(&st, sotls_resume_now()))
 		return SOTLS_ERR_SESSION;
 	struct conn_session *s = c->session;
 	if (s == NULL && (s = c->session = calloc(1, sizeof(*s))) == NULL)

@@ -24,13 +24,6 @@
 #include "resume.h"
 #include "util.h"
 
-/* A client session whose ticket came without a lifetime hint, or a session
- * ID, is offered for at most this long (RFC 5077 §3.3: a hint of 0 means
- * "unspecified"); a hint is capped at a week (RFC 8446 §4.6.1's bound, the
- * one later TLS set). */
-#define CLIENT_DEFAULT_LIFETIME 86400u
-#define MAX_LIFETIME 604800u
-
 static _Thread_local struct sotls_hs *tl_hs;
 
 void sotls_resume_enter(struct sotls_hs *hs)
@@ -90,6 +83,7 @@ static int make_state(const struct sotls_hs *hs, const mbedtls_ssl_session *sess
 					 .lifetime = lifetime,
 					 .peer_len = plen,
 					 .mbed_len = mlen};
+	memcpy(st.context, hs->cfg->resume.context, sizeof(st.context));
 	snprintf(st.sni, sizeof(st.sni), "%s", hs->sni);
 	size_t total = sotls_session_state_size(&st);
 	if (total > SOTLS_SESSION_MAX)
@@ -131,6 +125,13 @@ static bool may_resume(struct sotls_hs *hs, const struct sotls_session_state *st
 {
 	const struct sotls_config *cfg = hs->cfg;
 	if (st->role != role || !sotls_session_state_fresh(st, sotls_resume_now()))
+		return false;
+	/* A session carries its peer's identity and verdict; it carries them
+	 * only into a configuration that would have reached the same verdict
+	 * (the same verify mode, trust anchors, CRLs and callback, and the
+	 * application's context), as OpenSSL's session ID context does. Not
+	 * secret: the digest is in every session, so memcmp. */
+	if (memcmp(st->context, cfg->resume.context, sizeof(st->context)) != 0)
 		return false;
 	/* RFC 6066 §3: a server "MUST NOT accept the request to resume the
 	 * session if the server_name extension contains a different name.
@@ -336,6 +337,9 @@ static int ticket_parse(void *p_ticket, mbedtls_ssl_session *session, unsigned c
 int sotls_resume_configure(struct sotls_config *cfg, mbedtls_ssl_config *conf)
 {
 	struct sotls_resume_config *rc = &cfg->resume;
+	int err = sotls_session_context_compute(cfg);
+	if (err != 0)
+		return err;
 	if (cfg->role == SOTLS_ROLE_CLIENT) {
 		mbedtls_ssl_conf_session_tickets(conf, rc->tickets ? MBEDTLS_SSL_SESSION_TICKETS_ENABLED
 								   : MBEDTLS_SSL_SESSION_TICKETS_DISABLED);
@@ -515,9 +519,10 @@ int sotls_resume_client_state(struct sotls_hs *hs, uint8_t **out, size_t *len)
 		size_t id_len;
 		(void)sotls_mbed_session_id(&session, &id_len);
 		if (ticket || id_len != 0) {
-			uint32_t lifetime = hint == 0 || !ticket ? CLIENT_DEFAULT_LIFETIME : hint;
-			if (lifetime > MAX_LIFETIME)
-				lifetime = MAX_LIFETIME;
+			uint32_t lifetime =
+				hint == 0 || !ticket ? SOTLS_SESSION_CLIENT_DEFAULT_LIFETIME : hint;
+			if (lifetime > SOTLS_SESSION_CLIENT_MAX_LIFETIME)
+				lifetime = SOTLS_SESSION_CLIENT_MAX_LIFETIME;
 			/* The same session resumed keeps its age; a new ticket
 			 * starts a new one. */
 			bool same = hs->resumed != SOTLS_RESUMED_NONE && !hs->new_ticket;

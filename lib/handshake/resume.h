@@ -26,24 +26,35 @@ struct sotls_peer;
  * One session as sotls keeps it, on a server (cache entry, ticket
  * plaintext) and on a client (sotls_conn_get_session), in one versioned
  * layout:
- *   "STLS" | version 1 | role | suite (2) | issued (8, Unix s) |
- *   lifetime (4, s) | sni_len (1) | sni | peer_len (4) | peer | mbed_len (4) | mbed
- * peer is the verified identity (sotls_peer_save), mbed mbedTLS's own
- * session (mbedtls_ssl_session_save, which carries its own version check).
- * Decoding points into the input; nothing is copied.
+ *   "STLS" | version 2 | role | suite (2) | issued (8, Unix s) |
+ *   lifetime (4, s) | context (32) | sni_len (1) | sni | peer_len (4) | peer |
+ *   mbed_len (4) | mbed
+ * context is the digest of what verified the peer (session_context.c), peer
+ * the verified identity (sotls_peer_save), mbed mbedTLS's own session
+ * (mbedtls_ssl_session_save, which carries its own version check).
+ * Decoding points into the input; nothing is copied. Version 1 had no
+ * context: such a session is refused, so it costs one full handshake.
  */
-#define SOTLS_SESSION_VERSION 1
+#define SOTLS_SESSION_VERSION 2
 #define SOTLS_SESSION_ROLE_CLIENT 0
 #define SOTLS_SESSION_ROLE_SERVER 1
 /* The largest state sotls makes: a ten-certificate chain of 16 KiB each
  * does not fit, so such a session is not kept. */
 #define SOTLS_SESSION_MAX 16384u
+#define SOTLS_SESSION_CONTEXT_LEN 32
+/* A client session whose ticket came without a lifetime hint, or a session
+ * ID, is offered for at most this long (RFC 5077 §3.3: a hint of 0 means
+ * "unspecified"); a hint is capped at a week (RFC 8446 §4.6.1's bound, the
+ * one later TLS set), and so is any client session sotls decodes. */
+#define SOTLS_SESSION_CLIENT_DEFAULT_LIFETIME 86400u
+#define SOTLS_SESSION_CLIENT_MAX_LIFETIME 604800u
 
 struct sotls_session_state {
 	uint8_t role;
 	uint16_t suite;
-	int64_t issued;
+	int64_t issued; /* never negative once decoded */
 	uint32_t lifetime;
+	uint8_t context[SOTLS_SESSION_CONTEXT_LEN];
 	char sni[256]; /* "" if none */
 	const uint8_t *peer;
 	size_t peer_len;
@@ -54,9 +65,15 @@ struct sotls_session_state {
 size_t sotls_session_state_size(const struct sotls_session_state *st);
 /* Writes sotls_session_state_size(st) bytes. */
 void sotls_session_state_encode(const struct sotls_session_state *st, uint8_t *out);
-/* 0, or SOTLS_ERR_SESSION for anything that is not exactly one state. */
+/* 0, or SOTLS_ERR_SESSION for anything that is not exactly one state of
+ * this version: a negative issue time, or a client session that claims
+ * more than SOTLS_SESSION_CLIENT_MAX_LIFETIME, included. */
 int sotls_session_state_decode(struct sotls_session_state *st, const uint8_t *in, size_t len);
-/* True while now is in [issued, issued + lifetime). */
+/* True if the session was issued after now, beyond the clock skew a fleet
+ * is allowed. */
+bool sotls_session_state_from_future(const struct sotls_session_state *st, int64_t now);
+/* True while now is in [issued, issued + lifetime), give or take that
+ * skew at the start. */
 bool sotls_session_state_fresh(const struct sotls_session_state *st, int64_t now);
 
 /* ---- the built-in cache (session_cache.c) ---- */
@@ -139,12 +156,21 @@ struct sotls_resume_config {
 	void *store_arg;	/* the cache, or the application's */
 	struct sotls_session_cache *cache; /* the built-in one, made at build */
 	struct sotls_ticket_keyring *keys; /* server */
+	/* sotls_config_set_session_context's bytes, and the digest every
+	 * session of this configuration records and is resumed against,
+	 * computed at build (session_context.c). */
+	uint8_t app_context[SOTLS_SESSION_CONTEXT_MAX];
+	uint8_t app_context_len;
+	uint8_t context[SOTLS_SESSION_CONTEXT_LEN];
 };
 
 /* The defaults; a server's ticket keyring. 0 or SOTLS_ERR_OUT_OF_MEMORY. */
 int sotls_resume_config_init(struct sotls_resume_config *rc, bool server);
 void sotls_resume_config_free(struct sotls_resume_config *rc);
-/* At build: the cache (if built in) and mbedTLS's callbacks. */
+/* At build, once the trust is set: cfg->resume.context (session_context.c).
+ * 0 or SOTLS_ERR_OUT_OF_MEMORY. */
+int sotls_session_context_compute(struct sotls_config *cfg);
+/* At build: the context, the cache (if built in) and mbedTLS's callbacks. */
 int sotls_resume_configure(struct sotls_config *cfg, mbedtls_ssl_config *conf);
 
 /* The handshake being stepped on this thread: mbedTLS's cache and ticket

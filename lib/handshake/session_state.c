@@ -11,8 +11,9 @@
 #include "util.h"
 
 static const uint8_t MAGIC[4] = {'S', 'T', 'L', 'S'};
-/* magic, version, role, suite, issued, lifetime, sni_len, peer_len, mbed_len */
-#define FIXED (4 + 1 + 1 + 2 + 8 + 4 + 1 + 4 + 4)
+/* magic, version, role, suite, issued, lifetime, context, sni_len,
+ * peer_len, mbed_len */
+#define FIXED (4 + 1 + 1 + 2 + 8 + 4 + SOTLS_SESSION_CONTEXT_LEN + 1 + 4 + 4)
 
 size_t sotls_session_state_size(const struct sotls_session_state *st)
 {
@@ -44,6 +45,8 @@ void sotls_session_state_encode(const struct sotls_session_state *st, uint8_t *o
 	p = put_be(p, st->suite, 2);
 	p = put_be(p, (uint64_t)st->issued, 8);
 	p = put_be(p, st->lifetime, 4);
+	memcpy(p, st->context, SOTLS_SESSION_CONTEXT_LEN);
+	p += SOTLS_SESSION_CONTEXT_LEN;
 	*p++ = (uint8_t)sni_len;
 	memcpy(p, st->sni, sni_len);
 	p += sni_len;
@@ -84,7 +87,15 @@ int sotls_session_state_decode(struct sotls_session_state *st, const uint8_t *in
 	st->suite = (uint16_t)get_be(p, 2);
 	st->issued = (int64_t)get_be(p + 2, 8);
 	st->lifetime = (uint32_t)get_be(p + 10, 4);
-	p += 14;
+	memcpy(st->context, p + 14, SOTLS_SESSION_CONTEXT_LEN);
+	p += 14 + SOTLS_SESSION_CONTEXT_LEN;
+	/* Session bytes may come from a file the application read
+	 * (sotls_conn_set_session): times that no clock gives, or a client
+	 * session longer-lived than sotls ever makes one, are not a session,
+	 * and must not reach the freshness arithmetic. */
+	if (st->issued < 0 || (st->role == SOTLS_SESSION_ROLE_CLIENT &&
+			       st->lifetime > SOTLS_SESSION_CLIENT_MAX_LIFETIME))
+		return SOTLS_ERR_SESSION;
 	if (!field(&p, end, 1, &sni, &sni_len) || memchr(sni, 0, sni_len) != NULL ||
 	    !field(&p, end, 4, &st->peer, &st->peer_len) ||
 	    !field(&p, end, 4, &st->mbed, &st->mbed_len) || p != end || st->mbed_len == 0)
@@ -99,9 +110,17 @@ int sotls_session_state_decode(struct sotls_session_state *st, const uint8_t *in
  * future. */
 #define CLOCK_SKEW 60
 
+/* Both times are at least 0 (decode refuses a negative issue time, and a
+ * clock before 1970 is no clock), so neither difference can overflow. */
+bool sotls_session_state_from_future(const struct sotls_session_state *st, int64_t now)
+{
+	return now < 0 || st->issued < 0 || st->issued - now > CLOCK_SKEW;
+}
+
 bool sotls_session_state_fresh(const struct sotls_session_state *st, int64_t now)
 {
-	return now + CLOCK_SKEW >= st->issued && now - st->issued < (int64_t)st->lifetime;
+	return !sotls_session_state_from_future(st, now) &&
+	       now - st->issued < (int64_t)st->lifetime;
 }
 
 /* ---- the clock ---- */

@@ -163,12 +163,29 @@ static void test_state_strict(void **state)
 		assert_int_equal(sotls_session_state_decode(&out, buf, i), SOTLS_ERR_SESSION);
 	buf[len] = 0;
 	assert_int_equal(sotls_session_state_decode(&out, buf, len + 1), SOTLS_ERR_SESSION);
-	/* A length field that points past the end, another version. */
-	buf[4] = 2;
+	/* A length field that points past the end, another version (1 had no
+	 * trust context: such sessions are refused). */
+	buf[4] = SOTLS_SESSION_VERSION - 1;
 	assert_int_equal(sotls_session_state_decode(&out, buf, len), SOTLS_ERR_SESSION);
 	buf[4] = SOTLS_SESSION_VERSION;
-	buf[20] = 200; /* sni_len */
+	buf[20 + SOTLS_SESSION_CONTEXT_LEN] = 200; /* sni_len */
 	assert_int_equal(sotls_session_state_decode(&out, buf, len), SOTLS_ERR_SESSION);
+}
+
+/* The context digest travels with the state. */
+static void test_state_context(void **state)
+{
+	(void)state;
+	uint8_t mbed[8] = {1};
+	struct sotls_session_state st = {.role = SOTLS_SESSION_ROLE_SERVER, .issued = 1,
+					 .lifetime = 60, .mbed = mbed, .mbed_len = sizeof(mbed)};
+	for (size_t i = 0; i < sizeof(st.context); i++)
+		st.context[i] = (uint8_t)(i * 7 + 1);
+	uint8_t buf[256];
+	sotls_session_state_encode(&st, buf);
+	struct sotls_session_state out;
+	assert_int_equal(sotls_session_state_decode(&out, buf, sotls_session_state_size(&st)), 0);
+	assert_memory_equal(out.context, st.context, sizeof(st.context));
 }
 
 /* The identity as session bytes: it loads back the same, and every
@@ -510,6 +527,243 @@ static void test_renewal_keeps_identity(void **state)
 	sotls_config_free(c);
 }
 
+/* Session bytes from a file are untrusted: an issue time near INT64_MIN
+ * was "fresh" for ever (now - issued overflowed), a future one or an
+ * endless client lifetime was taken as it came. */
+static void test_state_times(void **state)
+{
+	(void)state;
+	uint8_t mbed[8] = {1}, buf[256];
+	struct sotls_session_state st = {.role = SOTLS_SESSION_ROLE_CLIENT, .suite = 0xC05C,
+					 .issued = INT64_MIN + 5, .lifetime = 600, .mbed = mbed,
+					 .mbed_len = sizeof(mbed)}, out;
+	sotls_session_state_encode(&st, buf);
+	size_t len = sotls_session_state_size(&st);
+	assert_int_equal(sotls_session_state_decode(&out, buf, len), SOTLS_ERR_SESSION);
+	/* However such a state came about, it is not fresh, without overflow
+	 * (UBSan watches this in the sanitizer suite). */
+	assert_false(sotls_session_state_fresh(&st, g_now));
+	st.issued = INT64_MAX - 5;
+	assert_false(sotls_session_state_fresh(&st, g_now));
+	assert_true(sotls_session_state_fresh(&st, INT64_MAX));
+	assert_false(sotls_session_state_fresh(&st, -1));
+
+	struct sotls_config *c = client_cfg(true);
+	int fd[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
+	struct sotls_conn *conn;
+	assert_int_equal(sotls_conn_new(c, fd[0], &conn), 0);
+	assert_int_equal(sotls_conn_set_session(conn, buf, len), SOTLS_ERR_SESSION);
+	/* An hour in the future: refused. Within the fleet's clock skew, and
+	 * in the past: taken. */
+	st.issued = g_now + 3600;
+	sotls_session_state_encode(&st, buf);
+	assert_int_equal(sotls_session_state_decode(&out, buf, len), 0);
+	assert_true(sotls_session_state_from_future(&out, g_now));
+	assert_false(sotls_session_state_fresh(&out, g_now));
+	assert_int_equal(sotls_conn_set_session(conn, buf, len), SOTLS_ERR_SESSION);
+	st.issued = g_now + 30;
+	sotls_session_state_encode(&st, buf);
+	assert_int_equal(sotls_conn_set_session(conn, buf, len), 0);
+	st.issued = g_now - 30;
+	sotls_session_state_encode(&st, buf);
+	assert_int_equal(sotls_conn_set_session(conn, buf, len), 0);
+	/* A client session longer-lived than the week sotls gives one. */
+	st.lifetime = SOTLS_SESSION_CLIENT_MAX_LIFETIME + 1;
+	sotls_session_state_encode(&st, buf);
+	assert_int_equal(sotls_session_state_decode(&out, buf, len), SOTLS_ERR_SESSION);
+	assert_int_equal(sotls_conn_set_session(conn, buf, len), SOTLS_ERR_SESSION);
+	/* A server's lifetime is its configuration's, unbounded. */
+	st.role = SOTLS_SESSION_ROLE_SERVER;
+	st.lifetime = UINT32_MAX;
+	sotls_session_state_encode(&st, buf);
+	assert_int_equal(sotls_session_state_decode(&out, buf, len), 0);
+	sotls_conn_free(conn);
+	close(fd[0]);
+	close(fd[1]);
+	sotls_config_free(c);
+}
+
+/* ---- the trust a session is bound to ---- */
+
+static char g_ca_a[4096], g_key_a[1024], g_ca_b[4096], g_key_b[1024];
+
+/* A server that requires a client certificate issued by ca (self-signed
+ * ones here: each is its own CA), with ticket key k or, k NULL, tickets
+ * off and the shared store. */
+static struct sotls_config *client_auth_server(const char *ca, const struct sotls_ticket_key *k,
+					       struct sotls_session_cache *store)
+{
+	struct sotls_config *s = server_cfg();
+	assert_int_equal(sotls_config_set_verify(s, SOTLS_VERIFY_REQUIRED), 0);
+	assert_int_equal(sotls_config_set_ca_mem(s, ca, strlen(ca) + 1), 0);
+	if (k != NULL) {
+		assert_int_equal(sotls_config_add_ticket_key(s, k), 0);
+	} else {
+		assert_int_equal(sotls_config_set_session_tickets(s, 0, 0), 0);
+		assert_int_equal(sotls_config_set_session_store(s, sotls_session_cache_put,
+								sotls_session_cache_get,
+								sotls_session_cache_del, store),
+				 0);
+	}
+	return s;
+}
+
+/*
+ * Server side, by ticket (a shared key file) and by session ID (a shared
+ * store): service A trusts client CA A, service B client CA B. A client of
+ * A resumes at A (and at another process of A), but its session taken to B
+ * is a full handshake, where B refuses its certificate (unknown_ca);
+ * before, B resumed it with peer_verified and A's client as the peer. The
+ * same trust with another application context is a full handshake too,
+ * after which that service's own fresh session resumes.
+ */
+static void server_trust_bound(bool tickets)
+{
+	struct sotls_ticket_key k = {.intro = g_now - 10};
+	memset(k.name, 'f', 16);
+	memset(k.secret, 'F', 32);
+	struct sotls_session_cache *store = sotls_session_cache_new(100, 1u << 20);
+	const struct sotls_ticket_key *key = tickets ? &k : NULL;
+	struct sotls_config *a = client_auth_server(g_ca_a, key, store);
+	struct sotls_config *a2 = client_auth_server(g_ca_a, key, store);
+	struct sotls_config *b = client_auth_server(g_ca_b, key, store);
+	struct sotls_config *a3 = client_auth_server(g_ca_a, key, store);
+	assert_int_equal(sotls_config_set_session_context(a3, "service-3", 9), 0);
+	struct sotls_config *c = client_cfg(tickets);
+	assert_int_equal(sotls_config_set_cert_mem(c, g_ca_a, strlen(g_ca_a) + 1, g_key_a,
+						   strlen(g_key_a) + 1),
+			 0);
+	enum sotls_resumption kind = tickets ? SOTLS_RESUMED_TICKET : SOTLS_RESUMED_SESSION_ID;
+	uint8_t sess[SOTLS_SESSION_MAX], fresh[SOTLS_SESSION_MAX];
+	size_t len = sizeof(sess), len2 = sizeof(fresh);
+	struct side srv;
+	struct sotls_info ci;
+	assert_int_equal(connect_once(a, c, "localhost", NULL, 0, sess, &len, &srv, &ci), 0);
+	assert_int_equal(srv.info.peer_verified, 1);
+	assert_true(len > 0);
+
+	assert_int_not_equal(connect_once(b, c, "localhost", sess, len, NULL, NULL, &srv, &ci), 0);
+	assert_int_equal(srv.info.resumed, SOTLS_RESUMED_NONE);
+	assert_int_equal(srv.rc, SOTLS_ERR_CERT_VERIFY);
+	assert_int_equal(srv.info.peer_verified, 0);
+
+	assert_int_equal(connect_once(a2, c, "localhost", sess, len, NULL, NULL, &srv, &ci), 0);
+	assert_int_equal(srv.info.resumed, kind);
+	assert_int_equal(srv.info.peer_verified, 1);
+
+	assert_int_equal(connect_once(a3, c, "localhost", sess, len, fresh, &len2, &srv, &ci), 0);
+	assert_int_equal(srv.info.resumed, SOTLS_RESUMED_NONE);
+	assert_int_equal(srv.info.peer_verified, 1); /* verified afresh */
+	assert_true(len2 > 0);
+	assert_int_equal(connect_once(a3, c, "localhost", fresh, len2, NULL, NULL, &srv, &ci), 0);
+	assert_int_equal(srv.info.resumed, kind);
+	sotls_config_free(a);
+	sotls_config_free(a2);
+	sotls_config_free(a3);
+	sotls_config_free(b);
+	sotls_config_free(c);
+	sotls_session_cache_free(store);
+}
+
+static void test_trust_bound_ticket(void **state)
+{
+	(void)state;
+	server_trust_bound(true);
+}
+
+static void test_trust_bound_store(void **state)
+{
+	(void)state;
+	server_trust_bound(false);
+}
+
+static struct sotls_config *trusting_client(const char *ca, enum sotls_verify mode)
+{
+	struct sotls_config *c = sotls_config_new(SOTLS_ROLE_CLIENT);
+	assert_int_equal(sotls_config_set_verify(c, mode), 0);
+	assert_int_equal(sotls_config_set_ca_mem(c, ca, strlen(ca) + 1), 0);
+	return c;
+}
+
+/*
+ * Client side: a session saved by a client that trusted the server's
+ * private CA without the name check is not offered by a client that trusts
+ * only another CA (before, it resumed and reported the server as verified),
+ * nor by one with the same CA and the name check: each makes a full
+ * handshake and reaches its own verdict. The same configuration resumes.
+ * The CA order does not matter: a set is a set.
+ */
+static void test_trust_bound_client(void **state)
+{
+	(void)state;
+	struct sotls_config *s = server_cfg();
+	struct sotls_config *lax = trusting_client(g_cert, SOTLS_VERIFY_CHAIN_ONLY);
+	struct sotls_config *other_ca = trusting_client(g_ca_b, SOTLS_VERIFY_REQUIRED);
+	struct sotls_config *named = trusting_client(g_cert, SOTLS_VERIFY_REQUIRED);
+	struct sotls_config *lax_again = trusting_client(g_ca_b, SOTLS_VERIFY_CHAIN_ONLY);
+	assert_int_equal(sotls_config_set_ca_mem(lax, g_ca_b, strlen(g_ca_b) + 1), 0);
+	assert_int_equal(sotls_config_set_ca_mem(lax_again, g_cert, strlen(g_cert) + 1), 0);
+	uint8_t sess[SOTLS_SESSION_MAX];
+	size_t len = sizeof(sess);
+	struct side srv;
+	struct sotls_info ci;
+	assert_int_equal(connect_once(s, lax, "localhost", NULL, 0, sess, &len, &srv, &ci), 0);
+	assert_true(len > 0);
+	assert_int_equal(connect_once(s, other_ca, "localhost", sess, len, NULL, NULL, &srv, &ci),
+			 SOTLS_ERR_CERT_VERIFY);
+	assert_int_equal(ci.resumed, SOTLS_RESUMED_NONE);
+	assert_int_equal(ci.peer_verified, 0);
+	assert_int_equal(connect_once(s, named, "localhost", sess, len, NULL, NULL, &srv, &ci), 0);
+	assert_int_equal(ci.resumed, SOTLS_RESUMED_NONE);
+	assert_int_equal(connect_once(s, lax_again, "localhost", sess, len, NULL, NULL, &srv, &ci),
+			 0);
+	assert_int_equal(ci.resumed, SOTLS_RESUMED_TICKET);
+	assert_int_equal(ci.peer_verified, 1);
+	sotls_config_free(s);
+	sotls_config_free(lax);
+	sotls_config_free(other_ca);
+	sotls_config_free(named);
+	sotls_config_free(lax_again);
+}
+
+/* A server that asks for no client certificate has no trust to bind: its
+ * CA set (unused) does not split a fleet. The context's bounds. */
+static void test_trust_none_and_api(void **state)
+{
+	(void)state;
+	struct sotls_ticket_key k = {.intro = g_now - 10};
+	memset(k.name, 'n', 16);
+	struct sotls_config *s1 = ticket_server(&k, "AES-128-GCM");
+	struct sotls_config *s2 = ticket_server(&k, "AES-128-GCM");
+	assert_int_equal(sotls_config_set_ca_mem(s2, g_ca_b, strlen(g_ca_b) + 1), 0);
+	struct sotls_config *c = client_cfg(true);
+	uint8_t sess[SOTLS_SESSION_MAX];
+	size_t len = sizeof(sess);
+	struct side srv;
+	struct sotls_info ci;
+	assert_int_equal(connect_once(s1, c, "localhost", NULL, 0, sess, &len, &srv, &ci), 0);
+	assert_int_equal(connect_once(s2, c, "localhost", sess, len, NULL, NULL, &srv, &ci), 0);
+	assert_int_equal(srv.info.resumed, SOTLS_RESUMED_TICKET);
+	uint8_t big[SOTLS_SESSION_CONTEXT_MAX + 1] = {0};
+	struct sotls_config *unused = client_cfg(true);
+	assert_int_equal(sotls_config_set_session_context(unused, big, sizeof(big)),
+			 SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_config_set_session_context(unused, NULL, 1),
+			 SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_config_set_session_context(NULL, big, 1), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_config_set_session_context(unused, big, SOTLS_SESSION_CONTEXT_MAX),
+			 0);
+	assert_int_equal(sotls_config_set_session_context(unused, NULL, 0), 0);
+	sotls_config_free(unused);
+	/* In use: frozen. */
+	assert_int_equal(sotls_config_set_session_context(s1, big, 4), SOTLS_ERR_BAD_STATE);
+	assert_int_equal(sotls_config_set_session_context(c, big, 4), SOTLS_ERR_BAD_STATE);
+	sotls_config_free(s1);
+	sotls_config_free(s2);
+	sotls_config_free(c);
+}
+
 /* Session bytes that are not a session; the API's state rules. */
 static void test_api_rules(void **state)
 {
@@ -754,6 +1008,11 @@ static int setup(void **state)
 {
 	(void)state;
 	sotls_resume_set_test_clock(test_clock);
+	if (ephemeral_cert("client-of-service-a", g_ca_a, sizeof(g_ca_a), g_key_a,
+			   sizeof(g_key_a)) != 0 ||
+	    ephemeral_cert("client-of-service-b", g_ca_b, sizeof(g_ca_b), g_key_b,
+			   sizeof(g_key_b)) != 0)
+		return -1;
 	return ephemeral_cert("localhost", g_cert, sizeof(g_cert), g_key, sizeof(g_key));
 }
 
@@ -768,6 +1027,9 @@ int main(void)
 		cmocka_unit_test(test_resume_id),	  cmocka_unit_test(test_ticket_other_suite),
 		cmocka_unit_test(test_api_rules),	  cmocka_unit_test(test_ems_rule),
 		cmocka_unit_test(test_ems_rule_client),	  cmocka_unit_test(test_renewal_keeps_identity),
+		cmocka_unit_test(test_state_context),	  cmocka_unit_test(test_state_times),
+		cmocka_unit_test(test_trust_bound_ticket), cmocka_unit_test(test_trust_bound_store),
+		cmocka_unit_test(test_trust_bound_client), cmocka_unit_test(test_trust_none_and_api),
 	};
 	return cmocka_run_group_tests_name("resume", tests, setup, NULL);
 }
