@@ -10,6 +10,7 @@
  *   CALLBACK-SUBJECT <subject>                  sotls_conn_peer_subject in it
  *   HANDSHAKE-FAILED <code> <text>: <detail>    (exit 1)
  *   HANDSHAKE <suite>
+ *   RESUMED <none|session-id|ticket>
  *   VERIFIED <0|1> CHAIN <n>
  *   CERT <index> <DER hex>
  *   SUBJECT <subject>
@@ -20,6 +21,8 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +88,9 @@ static void print_identity(struct sotls_conn *c)
 	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c, &info);
 	printf("HANDSHAKE %s\n", info.suite);
+	printf("RESUMED %s\n", info.resumed == SOTLS_RESUMED_TICKET	   ? "ticket"
+				: info.resumed == SOTLS_RESUMED_SESSION_ID ? "session-id"
+									   : "none");
 	printf("VERIFIED %d CHAIN %zu\n", info.peer_verified, info.peer_chain_len);
 	const uint8_t *der;
 	size_t len;
@@ -105,6 +111,44 @@ static void must(const char *what, int rc)
 		sotls_config_free(g_cfg); /* nothing left for a leak checker */
 		exit(3);
 	}
+}
+
+/* --sess-in: the session bytes of an earlier run, offered as they are
+ * (the test wants sotls's own verdict on them, so a refusal is fatal). */
+static int offer_session(struct sotls_conn *c, const char *path)
+{
+	static uint8_t buf[65536];
+	FILE *f = fopen(path, "rb");
+	size_t n = f != NULL ? fread(buf, 1, sizeof(buf), f) : 0;
+	if (f != NULL)
+		fclose(f);
+	return n == 0 ? SOTLS_ERR_SESSION : sotls_conn_set_session(c, buf, n);
+}
+
+/* --sess-out: the session after the handshake, for a later --sess-in. */
+static int save_session(struct sotls_conn *c, const char *path)
+{
+	static uint8_t buf[65536];
+	size_t n;
+	int rc = sotls_conn_get_session(c, buf, sizeof(buf), &n);
+	if (rc != 0)
+		return rc;
+	FILE *f = fopen(path, "wb");
+	bool ok = f != NULL && fwrite(buf, 1, n, f) == n;
+	if (f != NULL)
+		ok = fclose(f) == 0 && ok;
+	return ok ? 0 : SOTLS_ERR_SYSCALL;
+}
+
+/* A session file's failure: a LOAD-FAILED line and exit 3, like must(). */
+static void must_session(struct sotls_conn *c, int fd, const char *what, int rc)
+{
+	if (rc == 0)
+		return;
+	printf("LOAD-FAILED %s %d %s\n", what, rc, sotls_strerror(rc));
+	sotls_conn_free(c);
+	close(fd);
+	exit(3);
 }
 
 static int connect_or_accept(int server, int port, const char *port_file)
@@ -147,6 +191,10 @@ int main(int argc, char **argv)
 		{"verify", required_argument, NULL, 'v'},
 		{"verify-cb", required_argument, NULL, 'V'},
 		{"servername", required_argument, NULL, 'n'},
+		{"ticket-key-file", required_argument, NULL, 't'},
+		{"session-context", required_argument, NULL, 'x'},
+		{"sess-in", required_argument, NULL, 'i'},
+		{"sess-out", required_argument, NULL, 'o'},
 		{NULL, 0, NULL, 0},
 	};
 	if (argc < 2 || (strcmp(argv[1], "client") != 0 && strcmp(argv[1], "server") != 0)) {
@@ -158,7 +206,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	struct sotls_config *cfg = sotls_config_new(server ? SOTLS_ROLE_SERVER : SOTLS_ROLE_CLIENT);
 	g_cfg = cfg;
-	const char *cert = NULL, *port_file = "port";
+	const char *cert = NULL, *port_file = "port", *sess_in = NULL, *sess_out = NULL;
 	int port = 0, opt;
 	optind = 2;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -188,6 +236,15 @@ int main(int argc, char **argv)
 			must("verify-cb", sotls_config_set_verify_callback(cfg, verify_cb, NULL));
 			break;
 		case 'n': must("servername", sotls_config_set_server_name(cfg, optarg)); break;
+		case 't':
+			must("ticket-key-file", sotls_config_set_ticket_key_file(cfg, optarg));
+			break;
+		case 'x':
+			must("session-context",
+			     sotls_config_set_session_context(cfg, optarg, strlen(optarg)));
+			break;
+		case 'i': sess_in = optarg; break;
+		case 'o': sess_out = optarg; break;
 		default: return 2;
 		}
 	}
@@ -198,7 +255,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	sotls_config_free(cfg);
+	if (sess_in != NULL)
+		must_session(c, fd, "sess-in", offer_session(c, sess_in));
 	int rc = sotls_handshake(c);
+	if (rc == 0 && sess_out != NULL)
+		must_session(c, fd, "sess-out", save_session(c, sess_out));
 	if (rc != 0) {
 		printf("HANDSHAKE-FAILED %d %s: %s\n", rc, sotls_strerror(rc),
 		       sotls_conn_error_detail(c));

@@ -398,6 +398,75 @@ def client_verify_none_still_reports(env):
     check(lines.get('CERT') == ['0 ' + der_hex(env, c.p('stranger.crt'))], 'chain differs')
 
 
+# ---- resumption bound to the trust that verified the peer ---------------------
+
+def trust_bound_server(env):
+    """Two services share a ticket key file (a fleet's) but trust different
+    client CAs: A the root, B the unrelated CA. s_client's ticket from A,
+    presented to B with the same client certificate, gets a full handshake
+    and B's own verdict, unknown_ca (RFC 5246 §7.2.2); before, B resumed it
+    and reported A's client as verified. Another process of A resumes it;
+    A with another session context does not, and verifies afresh."""
+    from resumption import new_key, write_key_file
+    c = Certs(env)
+    kf = env.path('fleet.keys')
+    write_key_file(kf, [new_key(0)])
+    sess = env.path('a.sess')
+
+    def service(ca, *extra):
+        return server_cert_args(c) + ['--ca', c.p(ca), '--mtls', 'required',
+                                      '--ticket-key-file', kf, *extra]
+    me = client_cert(c, 'client')
+    lines, text, _, rc = run_server(env, service('root.crt'), me + ['-sess_out', sess])
+    check(rc == 0 and lines.get('RESUMED') == ['none'], 'first handshake: %s' % text)
+    expect_identity(env, lines, [c.p('client.crt'), c.p('root.crt')], c.p('client.crt'))
+    lines, text, ctext, rc = run_server(env, service('other.crt'), me + ['-sess_in', sess])
+    check(rc == 1 and 'HANDSHAKE-FAILED %d' % ERR_CERT_VERIFY in text,
+          'service B took service A\'s session: %s' % text)
+    expect_alert(ctext, UNKNOWN_CA)
+    lines, text, _, rc = run_server(env, service('root.crt'), me + ['-sess_in', sess])
+    check(rc == 0 and lines.get('RESUMED') == ['ticket'], 'A did not resume its own ticket')
+    expect_identity(env, lines, [c.p('client.crt'), c.p('root.crt')], c.p('client.crt'))
+    lines, text, _, rc = run_server(env, service('root.crt', '--session-context', 'svc-3'),
+                                    me + ['-sess_in', sess])
+    check(rc == 0 and lines.get('RESUMED') == ['none'], 'another context resumed: %s' % text)
+    expect_identity(env, lines, [c.p('client.crt'), c.p('root.crt')], c.p('client.crt'))
+
+
+def trust_bound_client(env):
+    """A session the sotls client saved while it trusted a self-signed
+    server without the name check is not offered by a client that trusts
+    only the root CA: a full handshake, failed by its own verdict (before,
+    it resumed with the server reported verified). The lax configuration
+    resumes it: one s_server for all three, so its ticket keys hold."""
+    c = Certs(env)
+    port = free_port()
+    srv = env.spawn([env.a.openssl, 's_server', '-accept', str(port), '-tls1_2', '-naccept',
+                     '3', '-quiet', '-cert', c.p('selfsigned.crt'), '-key',
+                     c.p('selfsigned.key')], stdin=subprocess.PIPE)
+    wait_listening(port, srv)
+    sess = env.path('lax.sess')
+
+    def client(*args):
+        p = subprocess.run([env.a.peer, 'client', '--port', str(port), '--servername',
+                            SERVER_NAME, *args], cwd=env.dir, capture_output=True,
+                           timeout=TIMEOUT)
+        text = p.stdout.decode(errors='replace')
+        print('--- sotls client', ' '.join(args), '\n' + text)
+        return parse(text), text, p.returncode
+    lax = ['--ca', c.p('selfsigned.crt'), '--verify', 'chain']
+    lines, text, rc = client(*lax, '--sess-out', sess)
+    check(rc == 0 and lines.get('RESUMED') == ['none'] and lines.get('VERIFIED') == ['1 CHAIN 1'],
+          'first handshake: %s' % text)
+    lines, text, rc = client('--ca', c.p('root.crt'), '--verify', 'required', '--sess-in', sess)
+    check(rc == 1 and 'HANDSHAKE-FAILED %d' % ERR_CERT_VERIFY in text,
+          'a strict client resumed a lax session: %s' % text)
+    lines, text, rc = client(*lax, '--sess-in', sess)
+    check(rc == 0 and lines.get('RESUMED') == ['ticket'] and lines.get('VERIFIED') == ['1 CHAIN 1'],
+          'the lax client did not resume its own session: %s' % text)
+    srv.communicate(timeout=TIMEOUT)
+
+
 TESTS = {
     'mtls-none': mtls_none,
     'mtls-optional-without-cert': mtls_optional_without_cert,
@@ -417,6 +486,8 @@ TESTS = {
     'encrypted-key': encrypted_key,
     'client-reads-s_server-chain': client_reads_s_server_chain,
     'client-verify-none-still-reports': client_verify_none_still_reports,
+    'resume-trust-bound-server': trust_bound_server,
+    'resume-trust-bound-client': trust_bound_client,
 }
 
 
