@@ -29,6 +29,7 @@
 
 #include <mbedtls/ssl.h>
 
+#include "handshake.h"
 #include "resume.h"
 #endif
 #include "sotls.h"
@@ -59,6 +60,11 @@ static void make_session(void)
 					 .issued = (int64_t)time(NULL), .lifetime = 86400,
 					 .mbed = mbed, .mbed_len = mlen};
 	strcpy(st.sni, "localhost");
+	/* Bound to the configuration's trust, as a session it made would be:
+	 * any other context is never offered (session_context.c). */
+	if (sotls_session_context_compute(g_cfg) != 0)
+		abort();
+	memcpy(st.context, g_cfg->resume.context, sizeof(st.context));
 	g_sess_len = sotls_session_state_size(&st);
 	if (g_sess_len > sizeof(g_sess))
 		abort();
