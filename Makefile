@@ -2,6 +2,9 @@
 # root, mbedTLS source from Debian's source package), then builds with meson.
 BUILD ?= build
 MESON_OPTS ?=
+# sotls's own builds: every part, and warnings are errors (a consumer's
+# subproject build gets neither by default).
+DEV_OPTS = -Dwerror=true -Dtests=enabled -Dexamples=enabled -Dbench=enabled
 
 .PHONY: all setup build demo check bench clean fuzz load
 
@@ -11,7 +14,7 @@ setup:
 	@scripts/setup.sh
 
 build: setup
-	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(MESON_OPTS)
+	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(DEV_OPTS) $(MESON_OPTS)
 	@ninja -C $(BUILD)
 
 demo: build

@@ -21,7 +21,7 @@ echo "== sanitizers: ASan+UBSan build in $asan"
 # werror off in this build only: gcc's -O3 with sanitizers warns about code
 # paths the instrumentation creates; the plain build keeps -Werror.
 [ -f "$asan/build.ninja" ] || meson setup "$asan" -Db_sanitize=address,undefined -Db_lundef=false \
-  -Dwerror=false
+  -Dwerror=false -Dtests=enabled -Dexamples=enabled
 ninja -C "$asan"
 
 # Any ASan or LeakSanitizer report makes the program exit non-zero (status 1;
