@@ -34,7 +34,8 @@ if [ ! -f "$build/build.ninja" ]; then
   CC=clang meson setup "$build" -Dfuzzing=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dwerror=false -Dc_args=-fsanitize=fuzzer-no-link
 fi
-targets=(record ktls-cmsg handshake-server handshake-client handshake-live)
+targets=(record ktls-cmsg handshake-server handshake-client handshake-live session
+  ticket-keyfile)
 # The file server's HTTP parser is fuzzed when the tree has it (issue 5).
 if [ -f examples/http_request.c ]; then
   targets+=(http-request)
@@ -56,6 +57,10 @@ run_one() {
   local t=$1 corpus="$build/fuzz-corpus/$1" log="$build/fuzz-$1.log" max_len=8192
   [ "$t" = record ] && max_len=65536
   [ "$t" = ktls-cmsg ] && max_len=16384
+  # One byte past SOTLS_SESSION_MAX, the largest session sotls keeps.
+  [ "$t" = session ] && max_len=16385
+  # Room for more than SOTLS_TICKET_KEYS_MAX (64) key lines of 150 bytes.
+  [ "$t" = ticket-keyfile ] && max_len=16384
   mkdir -p "$corpus"
   local rc=0
   "$build/tests/fuzz/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
@@ -104,6 +109,8 @@ sources_of() {
     record) echo lib/record/record.c ;;
     ktls-cmsg) echo lib/conn_ktls.c lib/ktls/ktls.c ;;
     handshake-*) echo lib/handshake/hs.c lib/conn.c ;;
+    session) echo lib/handshake/session_state.c lib/handshake/resume.c lib/handshake/peer_identity.c ;;
+    ticket-keyfile) echo lib/handshake/ticket_keyfile.c ;;
     http-request) echo examples/http_request.c ;;
   esac
 }
