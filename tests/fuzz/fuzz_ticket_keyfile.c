@@ -42,7 +42,9 @@ static void cleanup(void)
 static void setup(void)
 {
 	const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : getenv("TMPDIR");
-	snprintf(g_dir, sizeof(g_dir), "%s/sotls-fuzz-keyfile-XXXXXX", base != NULL ? base : "/tmp");
+	if (base == NULL)
+		base = "/tmp";
+	snprintf(g_dir, sizeof(g_dir), "%s/sotls-fuzz-keyfile-XXXXXX", base);
 	if (mkdtemp(g_dir) == NULL)
 		abort();
 	snprintf(g_path, sizeof(g_path), "%s/keys", g_dir);

@@ -133,7 +133,8 @@ int main(int argc, char **argv)
 			rc = sotls_config_set_session_tickets(ccfg, 0, 0);
 		if (rc != 0)
 			die("client configuration", rc);
-		snprintf(path, sizeof(path), "%s/%s", argv[1], tickets ? "client-ticket" : "client-id");
+		const char *name = tickets ? "client-ticket" : "client-id";
+		snprintf(path, sizeof(path), "%s/%s", argv[1], name);
 		handshake(scfg, ccfg, path);
 		sotls_config_free(ccfg);
 	}

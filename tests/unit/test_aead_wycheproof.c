@@ -39,6 +39,7 @@
 #include "cpu.h"
 #include "crypto_testutil.h"
 #include "sotls.h"
+#include "wycheproof_util.h"
 
 static const char *vector_dir;
 static enum sotls_cpu_level level;
@@ -58,27 +59,6 @@ struct tally {
 	int valid, invalid, skipped[SKIP_REASONS];
 };
 
-static json_t *load(const char *name)
-{
-	char path[4096];
-	json_error_t err;
-
-	snprintf(path, sizeof(path), "%s/%s", vector_dir, name);
-	json_t *root = json_load_file(path, 0, &err);
-	if (root == NULL)
-		fail_msg("cannot read %s: %s (line %d)", path, err.text, err.line);
-	return root;
-}
-
-static const char *str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	if (s == NULL)
-		fail_msg("vector without \"%s\"", key);
-	return s;
-}
-
 static int integer(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
@@ -86,18 +66,6 @@ static int integer(json_t *o, const char *key)
 	if (!json_is_integer(v))
 		fail_msg("no integer \"%s\"", key);
 	return (int)json_integer_value(v);
-}
-
-/* A hex field into buf; its length. */
-static size_t hex(json_t *o, const char *key, uint8_t *buf)
-{
-	const char *s = str(o, key);
-	const size_t n = strlen(s) / 2;
-
-	if (strlen(s) % 2 != 0 || n > FIELD_MAX)
-		fail_msg("field \"%s\" too long or odd (%zu hex digits)", key, strlen(s));
-	hex_decode(s, buf, FIELD_MAX);
-	return n;
 }
 
 static const char *at(int id, const char *what)
@@ -172,15 +140,15 @@ static void check_invalid(const struct sotls_aead *a, int id, const uint8_t *iv,
 static void run_file(const char *file, const char *algorithm, enum sotls_aead_alg alg128,
 		     enum sotls_aead_alg alg256, int run_want)
 {
-	json_t *root = load(file), *g, *t;
+	json_t *root = wp_read_file(vector_dir, file), *g, *t;
 	struct tally tl = {0, 0, {0}};
 	const char *impl = NULL;
 	size_t gi, ti;
 	int seen = 0;
 
-	if (strcmp(str(root, "algorithm"), algorithm) != 0)
-		fail_msg("%s: algorithm \"%s\", expected \"%s\"", file, str(root, "algorithm"),
-			 algorithm);
+	const char *named = wp_string(root, "algorithm");
+	if (strcmp(named, algorithm) != 0)
+		fail_msg("%s: algorithm \"%s\", expected \"%s\"", file, named, algorithm);
 	json_array_foreach(json_object_get(root, "testGroups"), gi, g)
 	{
 		const int key_bits = integer(g, "keySize"), iv_bits = integer(g, "ivSize");
@@ -199,7 +167,7 @@ static void run_file(const char *file, const char *algorithm, enum sotls_aead_al
 			static uint8_t key[FIELD_MAX], iv[FIELD_MAX], aad[FIELD_MAX];
 			static uint8_t msg[FIELD_MAX], ct[FIELD_MAX], tag[FIELD_MAX];
 			const int id = integer(t, "tcId");
-			const char *result = str(t, "result");
+			const char *result = wp_string(t, "result");
 
 			seen++;
 			if (skip >= 0) {
@@ -208,12 +176,14 @@ static void run_file(const char *file, const char *algorithm, enum sotls_aead_al
 			}
 			/* The group's sizes must be the case's, or the skip above
 			 * decided on the wrong numbers. */
-			if (hex(t, "key", key) * 8 != (size_t)key_bits ||
-			    hex(t, "iv", iv) != SOTLS_AEAD_NONCE_LEN ||
-			    hex(t, "tag", tag) != SOTLS_AEAD_TAG_LEN)
-				fail_msg("%s tcId %d: key, IV or tag size not the group's", file, id);
-			const size_t aad_len = hex(t, "aad", aad), len = hex(t, "msg", msg);
-			if (hex(t, "ct", ct) != len)
+			if (wp_hex(t, "key", key, FIELD_MAX) * 8 != (size_t)key_bits ||
+			    wp_hex(t, "iv", iv, FIELD_MAX) != SOTLS_AEAD_NONCE_LEN ||
+			    wp_hex(t, "tag", tag, FIELD_MAX) != SOTLS_AEAD_TAG_LEN)
+				fail_msg("%s tcId %d: key, IV or tag size not its group's", file,
+					 id);
+			const size_t aad_len = wp_hex(t, "aad", aad, FIELD_MAX);
+			const size_t len = wp_hex(t, "msg", msg, FIELD_MAX);
+			if (wp_hex(t, "ct", ct, FIELD_MAX) != len)
 				fail_msg("%s tcId %d: msg and ct lengths differ", file, id);
 
 			struct sotls_aead a;
