@@ -30,6 +30,13 @@
 static char g_dir[256], g_path[300], g_copy[300];
 static int g_fd = -1;
 
+/* An oracle's failure: says which, then crashes for libFuzzer. */
+static _Noreturn void fail(const char *why)
+{
+	fprintf(stderr, "fuzz-ticket-keyfile: %s\n", why);
+	abort();
+}
+
 static void cleanup(void)
 {
 	if (g_fd >= 0)
@@ -46,12 +53,12 @@ static void setup(void)
 		base = "/tmp";
 	snprintf(g_dir, sizeof(g_dir), "%s/sotls-fuzz-keyfile-XXXXXX", base);
 	if (mkdtemp(g_dir) == NULL)
-		abort();
+		fail("no private directory");
 	snprintf(g_path, sizeof(g_path), "%s/keys", g_dir);
 	snprintf(g_copy, sizeof(g_copy), "%s/copy", g_dir);
 	g_fd = open(g_path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (g_fd < 0 || fchmod(g_fd, 0600) != 0)
-		abort();
+		fail("cannot make the key file");
 	atexit(cleanup);
 }
 
@@ -73,9 +80,9 @@ static int read_keys(const char *path, struct sotls_ticket_key *keys, size_t max
 		int e = errno;
 		if (rc != SOTLS_ERR_TICKET_KEYS ||
 		    (e != EINVAL && e != EEXIST && e != E2BIG && e != ENODATA))
-			abort();
+			fail("refused with an undocumented error");
 		if (!all_zero(keys, SOTLS_TICKET_KEYS_MAX * sizeof(*keys)))
-			abort(); /* a refused file left key bytes behind */
+			fail("a refused file left key bytes behind");
 	}
 	return rc;
 }
@@ -88,33 +95,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setup();
 	if (ftruncate(g_fd, 0) != 0 ||
 	    (size > 0 && pwrite(g_fd, data, size, 0) != (ssize_t)size))
-		abort();
+		fail("cannot write the input");
 
 	static struct sotls_ticket_key keys[SOTLS_TICKET_KEYS_MAX], again[SOTLS_TICKET_KEYS_MAX];
 	size_t n = 0, n2 = 0;
 	if (read_keys(g_path, keys, SOTLS_TICKET_KEYS_MAX, &n) != 0)
 		return 0;
 	if (n == 0 || n > SOTLS_TICKET_KEYS_MAX)
-		abort();
+		fail("key count out of range");
 	for (size_t i = 0; i < n; i++) {
 		if (!sotls_ticket_key_times_ok(&keys[i]))
-			abort();
+			fail("a key with times the rules refuse");
 		for (size_t j = 0; j < i; j++)
 			if (memcmp(keys[i].name, keys[j].name, sizeof(keys[i].name)) == 0)
-				abort();
+				fail("two keys with one name");
 	}
 	if (!all_zero(keys + n, (SOTLS_TICKET_KEYS_MAX - n) * sizeof(*keys)))
-		abort(); /* written past the keys it reports */
+		fail("written past the keys it reports");
 
 	/* What it read, written by the writer, reads back the same. */
 	if (sotls_ticket_key_file_write(g_copy, keys, n) != 0 ||
 	    read_keys(g_copy, again, SOTLS_TICKET_KEYS_MAX, &n2) != 0 || n2 != n ||
 	    memcmp(again, keys, n * sizeof(*keys)) != 0)
-		abort();
+		fail("what it read does not write and read back the same");
 
 	/* One key more than the caller has room for is refused whole. */
 	if (n > 1 && (read_keys(g_path, again, n - 1, &n2) != SOTLS_ERR_TICKET_KEYS ||
 		      errno != E2BIG))
-		abort();
+		fail("one key too many not refused with E2BIG");
 	return 0;
 }

@@ -7,7 +7,10 @@
  *   client-ticket  sotls_conn_get_session after a handshake with a ticket
  *   client-id      the same with tickets off (the server's session ID)
  *   server-cache   what the server put in its session store for client-id
- * Each client session carries the server's certificate as its peer.
+ * Each client session carries the server's certificate as its peer, and
+ * the trust context (resume.h) of a client configured as fuzz-session's is
+ * (VERIFY_NONE, no CA): another configuration would make seeds that
+ * fuzz-session never offers.
  *
  *   make-session-seeds OUT_DIR      (built in the fuzz build; run by hand
  *                                    when the session layout changes)
