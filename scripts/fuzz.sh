@@ -123,13 +123,17 @@ if [ "$coverage" = 1 ]; then
   # Programs meson and ninja run while building would drop profiles here.
   export LLVM_PROFILE_FILE=/dev/null
   if [ ! -f "$cov_build/build.ninja" ]; then
+    # The link flag too: programs the build runs (p256_gen_table) link no
+    # fuzzer, and without it nothing defines the coverage callbacks.
     mkdir -p "$cov_build"
     CC=clang meson setup "$cov_build" -Dfuzzing=true -Db_lundef=false -Dwerror=false \
       -Dc_args="-fsanitize=fuzzer-no-link -fprofile-instr-generate -fcoverage-mapping" \
-      -Dc_link_args=-fprofile-instr-generate >"$cov_build/setup.log" 2>&1 ||
+      -Dc_link_args="-fprofile-instr-generate -fsanitize=fuzzer-no-link" \
+      >"$cov_build/setup.log" 2>&1 ||
       { cat "$cov_build/setup.log"; exit 1; }
   fi
-  ninja -C "$cov_build" "${binaries[@]}" >/dev/null
+  ninja -C "$cov_build" "${binaries[@]}" >"$cov_build/build.log" 2>&1 ||
+    { tail -30 "$cov_build/build.log"; echo "fuzz: the coverage build failed"; exit 1; }
   for t in "${targets[@]}"; do
     raw="$cov_build/fuzz-$t.profraw"
     rm -f "$raw"
