@@ -67,6 +67,7 @@
 #include <mbedtls/ssl.h>
 #include <mbedtls/ssl_cache.h>
 #include <mbedtls/ssl_ticket.h>
+#include <mbedtls/version.h>
 #include <mbedtls/x509_crt.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
@@ -2030,9 +2031,10 @@ int main(int argc, char **argv)
 	}
 	g_have_kernel = g_kernel_ok[ARIA128];
 	fprintf(stderr,
-		"sotls-bench-tls: sotls %s, AEAD %s; OpenSSL %s; mbedTLS 2.28 record layer; "
+		"sotls-bench-tls: sotls %s, AEAD %s; OpenSSL %s; mbedTLS %s record layer; "
 		"sotls-kernel %s\n",
 		sotls_version(), probe.info[0].aead_impl, OpenSSL_version(OPENSSL_VERSION),
+		MBEDTLS_VERSION_STRING,
 		g_have_kernel ? "available"
 		: any_kernel  ? "available for AES-GCM only (no gcm(aria) in this kernel)"
 			      : "not available here (kTLS needs the VM harness / a kernel path)");

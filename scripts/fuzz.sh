@@ -34,7 +34,8 @@ if [ ! -f "$build/build.ninja" ]; then
   CC=clang meson setup "$build" -Dfuzzing=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dwerror=false -Dc_args=-fsanitize=fuzzer-no-link
 fi
-targets=(record ktls-cmsg handshake-server handshake-client handshake-live)
+targets=(record ktls-cmsg handshake-server handshake-client handshake-live session
+  ticket-keyfile)
 # The file server's HTTP parser is fuzzed when the tree has it (issue 5).
 if [ -f examples/http_request.c ]; then
   targets+=(http-request)
@@ -56,6 +57,10 @@ run_one() {
   local t=$1 corpus="$build/fuzz-corpus/$1" log="$build/fuzz-$1.log" max_len=8192
   [ "$t" = record ] && max_len=65536
   [ "$t" = ktls-cmsg ] && max_len=16384
+  # One byte past SOTLS_SESSION_MAX, the largest session sotls keeps.
+  [ "$t" = session ] && max_len=16385
+  # Room for more than SOTLS_TICKET_KEYS_MAX (64) key lines of 150 bytes.
+  [ "$t" = ticket-keyfile ] && max_len=16384
   mkdir -p "$corpus"
   local rc=0
   "$build/tests/fuzz/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
@@ -104,6 +109,8 @@ sources_of() {
     record) echo lib/record/record.c ;;
     ktls-cmsg) echo lib/conn_ktls.c lib/ktls/ktls.c ;;
     handshake-*) echo lib/handshake/hs.c lib/conn.c ;;
+    session) echo lib/handshake/session_state.c lib/handshake/resume.c lib/handshake/peer_identity.c ;;
+    ticket-keyfile) echo lib/handshake/ticket_keyfile.c ;;
     http-request) echo examples/http_request.c ;;
   esac
 }
@@ -116,13 +123,17 @@ if [ "$coverage" = 1 ]; then
   # Programs meson and ninja run while building would drop profiles here.
   export LLVM_PROFILE_FILE=/dev/null
   if [ ! -f "$cov_build/build.ninja" ]; then
+    # The link flag too: programs the build runs (p256_gen_table) link no
+    # fuzzer, and without it nothing defines the coverage callbacks.
     mkdir -p "$cov_build"
     CC=clang meson setup "$cov_build" -Dfuzzing=true -Db_lundef=false -Dwerror=false \
       -Dc_args="-fsanitize=fuzzer-no-link -fprofile-instr-generate -fcoverage-mapping" \
-      -Dc_link_args=-fprofile-instr-generate >"$cov_build/setup.log" 2>&1 ||
+      -Dc_link_args="-fprofile-instr-generate -fsanitize=fuzzer-no-link" \
+      >"$cov_build/setup.log" 2>&1 ||
       { cat "$cov_build/setup.log"; exit 1; }
   fi
-  ninja -C "$cov_build" "${binaries[@]}" >/dev/null
+  ninja -C "$cov_build" "${binaries[@]}" >"$cov_build/build.log" 2>&1 ||
+    { tail -30 "$cov_build/build.log"; echo "fuzz: the coverage build failed"; exit 1; }
   for t in "${targets[@]}"; do
     raw="$cov_build/fuzz-$t.profraw"
     rm -f "$raw"

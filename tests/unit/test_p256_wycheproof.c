@@ -38,6 +38,7 @@
 #include "crypto_testutil.h"
 #include "p256.h"
 #include "p256_internal.h"
+#include "wycheproof_util.h"
 
 static const char *vector_dir;
 static const struct p256_impl *levels[P256_LEVELS];
@@ -49,42 +50,9 @@ struct tally {
 	int n[3], accepted[3];
 };
 
-static json_t *load(const char *name)
-{
-	char path[4096];
-	json_error_t err;
-
-	snprintf(path, sizeof(path), "%s/%s", vector_dir, name);
-	json_t *root = json_load_file(path, 0, &err);
-	if (root == NULL)
-		fail_msg("cannot read %s: %s (line %d)", path, err.text, err.line);
-	return root;
-}
-
-static const char *str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	if (s == NULL)
-		fail_msg("vector without \"%s\"", key);
-	return s;
-}
-
-/* A hex field into buf; its length. */
-static size_t hex(json_t *o, const char *key, uint8_t *buf, size_t cap)
-{
-	const char *s = str(o, key);
-	const size_t n = strlen(s) / 2;
-
-	if (strlen(s) % 2 != 0 || n > cap)
-		fail_msg("field \"%s\" too long or odd (%zu hex digits)", key, strlen(s));
-	hex_decode(s, buf, cap);
-	return n;
-}
-
 static enum expect result(json_t *t)
 {
-	const char *r = str(t, "result");
+	const char *r = wp_string(t, "result");
 
 	if (strcmp(r, "valid") == 0)
 		return VALID;
@@ -131,7 +99,7 @@ static const uint8_t *spki_point(const uint8_t *der, size_t len)
 
 static void test_ecdh(void **state)
 {
-	json_t *root = load("ecdh_secp256r1_test.json"), *g, *t;
+	json_t *root = wp_read_file(vector_dir, "ecdh_secp256r1_test.json"), *g, *t;
 	struct tally tl = {{0}, {0}};
 	size_t gi, ti;
 
@@ -141,9 +109,9 @@ static void test_ecdh(void **state)
 	{
 		static uint8_t der[8192];
 		uint8_t priv_raw[64], priv[32] = {0}, shared[32], want[64];
-		const size_t dl = hex(t, "public", der, sizeof(der));
-		size_t pl = hex(t, "private", priv_raw, sizeof(priv_raw));
-		const size_t wl = hex(t, "shared", want, sizeof(want));
+		const size_t dl = wp_hex(t, "public", der, sizeof(der));
+		size_t pl = wp_hex(t, "private", priv_raw, sizeof(priv_raw));
+		const size_t wl = wp_hex(t, "shared", want, sizeof(want));
 		const enum expect e = result(t);
 		const int id = (int)json_integer_value(json_object_get(t, "tcId"));
 		const uint8_t *p = priv_raw;
@@ -221,7 +189,7 @@ static int der_sig(const uint8_t *der, size_t len, uint8_t sig[64])
 
 static void test_ecdsa(void **state)
 {
-	json_t *root = load("ecdsa_secp256r1_sha256_test.json"), *g, *t;
+	json_t *root = wp_read_file(vector_dir, "ecdsa_secp256r1_sha256_test.json"), *g, *t;
 	struct tally tl = {{0}, {0}}, tl_mbed = {{0}, {0}};
 	size_t gi, ti;
 	mbedtls_pk_context pk;
@@ -232,8 +200,8 @@ static void test_ecdsa(void **state)
 		json_t *key = json_object_get(g, "publicKey");
 		uint8_t pub[65], key_der[256];
 
-		assert_int_equal(hex(key, "uncompressed", pub, sizeof(pub)), 65);
-		const size_t kdl = hex(g, "publicKeyDer", key_der, sizeof(key_der));
+		assert_int_equal(wp_hex(key, "uncompressed", pub, sizeof(pub)), 65);
+		const size_t kdl = wp_hex(g, "publicKeyDer", key_der, sizeof(key_der));
 		mbedtls_pk_init(&pk);
 		assert_int_equal(mbedtls_pk_parse_public_key(&pk, key_der, kdl), 0);
 		json_array_foreach(json_object_get(g, "tests"), ti, t)
@@ -241,8 +209,8 @@ static void test_ecdsa(void **state)
 			static uint8_t msg[8192], der[8192];
 			uint8_t h[32], sig[64];
 			unsigned int hl = 32;
-			const size_t ml = hex(t, "msg", msg, sizeof(msg));
-			const size_t dl = hex(t, "sig", der, sizeof(der));
+			const size_t ml = wp_hex(t, "msg", msg, sizeof(msg));
+			const size_t dl = wp_hex(t, "sig", der, sizeof(der));
 			const enum expect e = result(t);
 			const int id = (int)json_integer_value(json_object_get(t, "tcId"));
 
@@ -253,7 +221,7 @@ static void test_ecdsa(void **state)
 					       sotls_p256_verify(levels[l], pub, h, 32, sig) == 0;
 				if (ok != (e == VALID))
 					fail_msg("ECDSA tcId %d (%s, %s): %s", id, levels[l]->name,
-						 str(t, "comment"),
+						 wp_string(t, "comment"),
 						 ok ? "invalid signature accepted"
 						    : "valid signature refused");
 				if (l == 0) {
@@ -269,13 +237,13 @@ static void test_ecdsa(void **state)
 			const int mok = mbedtls_pk_verify(&pk, MBEDTLS_MD_SHA256, h, 32, der, dl) == 0;
 			if (e == VALID && !mok)
 				fail_msg("ECDSA tcId %d via mbedtls_pk_verify (%s): valid signature "
-					 "refused", id, str(t, "comment"));
+					 "refused", id, wp_string(t, "comment"));
 			if (e != VALID && mok && parsed)
 				fail_msg("ECDSA tcId %d via mbedtls_pk_verify (%s): invalid signature "
-					 "accepted", id, str(t, "comment"));
+					 "accepted", id, wp_string(t, "comment"));
 			if (e != VALID && mok)
 				printf("test_p256_wycheproof: tcId %d (%s): mbedTLS's DER reader "
-				       "accepts this encoding\n", id, str(t, "comment"));
+				       "accepts this encoding\n", id, wp_string(t, "comment"));
 			tl_mbed.n[e]++;
 			tl_mbed.accepted[e] += mok;
 		}
@@ -291,7 +259,7 @@ static void test_ecdsa(void **state)
 
 static void test_x25519(void **state)
 {
-	json_t *root = load("x25519_test.json"), *g, *t;
+	json_t *root = wp_read_file(vector_dir, "x25519_test.json"), *g, *t;
 	struct tally tl = {{0}, {0}};
 	size_t gi, ti;
 	mbedtls_ecp_group grp;
@@ -308,9 +276,9 @@ static void test_x25519(void **state)
 		const enum expect e = result(t);
 		const int id = (int)json_integer_value(json_object_get(t, "tcId"));
 
-		assert_int_equal(hex(t, "public", pub, sizeof(pub)), 32);
-		assert_int_equal(hex(t, "private", priv, sizeof(priv)), 32);
-		assert_int_equal(hex(t, "shared", want, sizeof(want)), 32);
+		assert_int_equal(wp_hex(t, "public", pub, sizeof(pub)), 32);
+		assert_int_equal(wp_hex(t, "private", priv, sizeof(priv)), 32);
+		assert_int_equal(wp_hex(t, "shared", want, sizeof(want)), 32);
 		mbedtls_mpi_init(&d);
 		mbedtls_mpi_init(&z);
 		mbedtls_ecp_point_init(&q);
