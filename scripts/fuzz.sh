@@ -32,7 +32,8 @@ if [ ! -f "$build/build.ninja" ]; then
   # werror off here only: clang warns about things gcc does not; the gcc
   # builds keep -Werror.
   CC=clang meson setup "$build" -Dfuzzing=true -Db_sanitize=address,undefined \
-    -Db_lundef=false -Dwerror=false -Dc_args=-fsanitize=fuzzer-no-link
+    -Db_lundef=false -Dwerror=false -Dtests=enabled -Dexamples=enabled \
+    -Dc_args=-fsanitize=fuzzer-no-link
 fi
 targets=(record ktls-cmsg handshake-server handshake-client handshake-live session
   ticket-keyfile)
@@ -126,7 +127,7 @@ if [ "$coverage" = 1 ]; then
     # The link flag too: programs the build runs (p256_gen_table) link no
     # fuzzer, and without it nothing defines the coverage callbacks.
     mkdir -p "$cov_build"
-    CC=clang meson setup "$cov_build" -Dfuzzing=true -Db_lundef=false -Dwerror=false \
+    CC=clang meson setup "$cov_build" -Dfuzzing=true -Db_lundef=false -Dwerror=false -Dtests=enabled -Dexamples=enabled \
       -Dc_args="-fsanitize=fuzzer-no-link -fprofile-instr-generate -fcoverage-mapping" \
       -Dc_link_args="-fprofile-instr-generate -fsanitize=fuzzer-no-link" \
       >"$cov_build/setup.log" 2>&1 ||
