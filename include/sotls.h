@@ -212,6 +212,20 @@ SOTLS_API int sotls_config_set_cert_file(struct sotls_config *cfg, const char *c
 SOTLS_API int sotls_config_set_cert_mem(struct sotls_config *cfg, const void *chain,
 					size_t chain_len, const void *key, size_t key_len);
 
+/*
+ * Why the most recent failed call on cfg that loads key material failed:
+ * the input (a path, or "the private key", "CA certificates" for memory)
+ * and the reason, errno's text or mbedTLS's words, one line, e.g.
+ * "key.pem: the key does not match the public key of the leaf in
+ * chain.pem", "key.pem: Permission denied", "ca.pem: CA certificates: X509
+ * - ...". Set by sotls_config_set_cert_file/_mem, sotls_config_add_cert_file
+ * /_mem, sotls_config_set_ca_file/_mem/_dir, sotls_config_set_crl_file/_mem
+ * and sotls_config_set_ticket_key_file; "" until one fails. Valid until the
+ * next call on cfg; like the setters, not for use from several threads.
+ * NULL gives "".
+ */
+SOTLS_API const char *sotls_config_error_detail(const struct sotls_config *cfg);
+
 /* Trusted CA certificates (PEM file, or PEM/DER in memory). Error:
  * SOTLS_ERR_CA_LOAD. May be called more than once; certificates add up. */
 SOTLS_API int sotls_config_set_ca_file(struct sotls_config *cfg, const char *path);

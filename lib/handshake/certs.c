@@ -16,9 +16,12 @@
 /* RFC 1035 §2.3.4: a name is at most 255 octets on the wire, 253 as text. */
 #define MAX_HOST_NAME 253
 
-/* cfg: whose key password (keys.c) opens an encrypted key; NULL for none. */
-static int cert_new_mem(const struct sotls_config *cfg, const void *chain, size_t chain_len,
-			const void *key, size_t key_len, struct sotls_cert **out)
+/* cfg: whose key password (keys.c) opens an encrypted key, and whose
+ * detail says what failed, the inputs named chain_name and key_name; NULL
+ * for none. */
+static int cert_new_mem(struct sotls_config *cfg, const void *chain, size_t chain_len,
+			const void *key, size_t key_len, struct sotls_cert **out,
+			const char *chain_name, const char *key_name)
 {
 	if (out == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
@@ -35,8 +38,11 @@ static int cert_new_mem(const struct sotls_config *cfg, const void *chain, size_
 	int rc = 0;
 	size_t klen = 0;
 	uint8_t *kbuf = NULL;
-	if (sotls_parse_certs(&cert->chain, chain, chain_len) != 0) {
-		rc = SOTLS_ERR_CERT_LOAD;
+	char why[200];
+	int mrc = sotls_parse_certs(&cert->chain, chain, chain_len);
+	if (mrc != 0) {
+		sotls_mbed_reason(mrc, why, sizeof(why));
+		rc = sotls_config_fail(cfg, SOTLS_ERR_CERT_LOAD, "%s: %s", chain_name, why);
 		goto out;
 	}
 	kbuf = sotls_copy_input(key, key_len, &klen);
@@ -46,11 +52,15 @@ static int cert_new_mem(const struct sotls_config *cfg, const void *chain, size_
 	}
 	/* Parsed once, here, so a bad or mismatched key fails now and no
 	 * connection parses it again. */
-	rc = sotls_parse_key(cfg, &cert->key, kbuf, klen);
-	if (rc == 0 && mbedtls_pk_check_pair(&cert->chain.pk, &cert->key, sotls_os_random, NULL) != 0)
-		rc = SOTLS_ERR_KEY_LOAD;
-	if (rc == 0)
-		rc = sotls_pk_own_rsa(&cert->key, &cert->rsa);
+	rc = sotls_parse_key(cfg, &cert->key, kbuf, klen, why, sizeof(why));
+	if (rc != 0)
+		sotls_config_fail(cfg, rc, "%s: %s", key_name, why);
+	else if (mbedtls_pk_check_pair(&cert->chain.pk, &cert->key, sotls_os_random, NULL) != 0)
+		rc = sotls_config_fail(cfg, SOTLS_ERR_KEY_LOAD,
+				       "%s: the key does not match the public key of the leaf in %s",
+				       key_name, chain_name);
+	else if ((rc = sotls_pk_own_rsa(&cert->key, &cert->rsa)) != 0)
+		sotls_config_fail(cfg, rc, "%s: %s", key_name, sotls_strerror(rc));
 out:
 	if (kbuf != NULL) {
 		sotls_wipe(kbuf, klen);
@@ -66,11 +76,11 @@ out:
 SOTLS_API int sotls_cert_new_mem(const void *chain, size_t chain_len, const void *key,
 				 size_t key_len, struct sotls_cert **out)
 {
-	return cert_new_mem(NULL, chain, chain_len, key, key_len, out);
+	return cert_new_mem(NULL, chain, chain_len, key, key_len, out, NULL, NULL);
 }
 
-static int cert_new_file(const struct sotls_config *cfg, const char *chain_path,
-			 const char *key_path, struct sotls_cert **out)
+static int cert_new_file(struct sotls_config *cfg, const char *chain_path, const char *key_path,
+			 struct sotls_cert **out)
 {
 	if (out == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
@@ -78,13 +88,13 @@ static int cert_new_file(const struct sotls_config *cfg, const char *chain_path,
 	if (chain_path == NULL || key_path == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	size_t clen, klen = 0;
-	uint8_t *chain = sotls_read_file(chain_path, &clen);
+	int rc;
+	uint8_t *chain = sotls_config_read(cfg, chain_path, SOTLS_ERR_CERT_LOAD, &rc, &clen);
 	if (chain == NULL)
-		return SOTLS_ERR_CERT_LOAD;
-	uint8_t *key = sotls_read_file(key_path, &klen);
-	int rc = key == NULL ? SOTLS_ERR_KEY_LOAD
-	       : clen && klen ? cert_new_mem(cfg, chain, clen, key, klen, out)
-			      : SOTLS_ERR_CERT_LOAD;
+		return rc;
+	uint8_t *key = sotls_config_read(cfg, key_path, SOTLS_ERR_KEY_LOAD, &rc, &klen);
+	if (key != NULL)
+		rc = cert_new_mem(cfg, chain, clen, key, klen, out, chain_path, key_path);
 	free(chain);
 	if (key != NULL) {
 		sotls_wipe(key, klen);
@@ -261,7 +271,8 @@ SOTLS_API int sotls_config_add_cert_mem(struct sotls_config *cfg, const void *ch
 	struct sotls_cert *cert;
 	int rc = may_add(cfg);
 	if (rc == 0)
-		rc = cert_new_mem(cfg, chain, chain_len, key, key_len, &cert);
+		rc = cert_new_mem(cfg, chain, chain_len, key, key_len, &cert,
+				  "the certificate chain", "the private key");
 	return rc != 0 ? rc : put_loaded(cfg, cfg->n_certs, cert, names, n_names);
 }
 
@@ -272,7 +283,8 @@ SOTLS_API int sotls_config_set_cert_mem(struct sotls_config *cfg, const void *ch
 	struct sotls_cert *cert;
 	int rc = sotls_config_writable(cfg);
 	if (rc == 0)
-		rc = cert_new_mem(cfg, chain, chain_len, key, key_len, &cert);
+		rc = cert_new_mem(cfg, chain, chain_len, key, key_len, &cert,
+				  "the certificate chain", "the private key");
 	if (rc == 0)
 		rc = put_loaded(cfg, 0, cert, NULL, 0);
 	return rc < 0 ? rc : 0;

@@ -3,12 +3,14 @@
  * frozen (read-only) when the first connection takes a reference.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sys/random.h>
 
+#include <mbedtls/error.h>
 #include <mbedtls/pk.h>
 #include <mbedtls/ssl.h>
 
@@ -134,11 +136,38 @@ int sotls_parse_certs(mbedtls_x509_crt *crt, const void *data, size_t len)
 	size_t n;
 	uint8_t *buf = sotls_copy_input(data, len, &n);
 	if (buf == NULL)
-		return SOTLS_ERR_OUT_OF_MEMORY;
+		return MBEDTLS_ERR_X509_ALLOC_FAILED;
 	/* For PEM, 0 means every certificate parsed; > 0 counts failures. */
 	int rc = mbedtls_x509_crt_parse(crt, buf, n);
 	free(buf);
-	return rc == 0 ? 0 : -1;
+	return rc;
+}
+
+int sotls_config_fail(struct sotls_config *cfg, int rc, const char *fmt, ...)
+{
+	if (cfg == NULL)
+		return rc;
+	char text[sizeof(cfg->detail)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	/* fmt may name cfg->detail itself (a path put before its reason). */
+	memcpy(cfg->detail, text, sizeof(text));
+	return rc;
+}
+
+SOTLS_API const char *sotls_config_error_detail(const struct sotls_config *cfg)
+{
+	return cfg == NULL ? "" : cfg->detail;
+}
+
+void sotls_mbed_reason(int mrc, char *out, size_t n)
+{
+	if (mrc > 0)
+		snprintf(out, n, "%d PEM certificate%s did not parse", mrc, mrc == 1 ? "" : "s");
+	else
+		mbedtls_strerror(mrc, out, n);
 }
 
 SOTLS_API int sotls_config_set_ca_mem(struct sotls_config *cfg, const void *ca, size_t len)
@@ -151,14 +180,29 @@ SOTLS_API int sotls_config_set_ca_mem(struct sotls_config *cfg, const void *ca, 
 	/* Parse into a scratch chain first so a bad file changes nothing. */
 	mbedtls_x509_crt tmp;
 	mbedtls_x509_crt_init(&tmp);
-	rc = sotls_parse_certs(&tmp, ca, len);
+	int mrc = sotls_parse_certs(&tmp, ca, len);
 	mbedtls_x509_crt_free(&tmp);
-	if (rc != 0)
-		return SOTLS_ERR_CA_LOAD;
-	if (sotls_parse_certs(&cfg->ca, ca, len) != 0)
-		return SOTLS_ERR_CA_LOAD;
+	if (mrc == 0)
+		mrc = sotls_parse_certs(&cfg->ca, ca, len);
+	if (mrc != 0) {
+		char why[200];
+		sotls_mbed_reason(mrc, why, sizeof(why));
+		return sotls_config_fail(cfg, SOTLS_ERR_CA_LOAD, "CA certificates: %s", why);
+	}
 	cfg->have_ca = true;
 	return 0;
+}
+
+uint8_t *sotls_config_read(struct sotls_config *cfg, const char *path, int load_err, int *rc,
+			   size_t *len)
+{
+	uint8_t *buf = sotls_read_file(path, len);
+	if (buf != NULL && *len != 0)
+		return buf;
+	*rc = sotls_config_fail(cfg, load_err, "%s: %s", path,
+				buf != NULL ? "the file is empty" : strerror(errno));
+	free(buf);
+	return NULL;
 }
 
 int sotls_config_load_file(struct sotls_config *cfg, const char *path, int load_err,
@@ -170,14 +214,13 @@ int sotls_config_load_file(struct sotls_config *cfg, const char *path, int load_
 	if (path == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	size_t len;
-	uint8_t *buf = sotls_read_file(path, &len);
-	if (buf == NULL || len == 0) {
-		free(buf);
-		return load_err;
-	}
+	uint8_t *buf = sotls_config_read(cfg, path, load_err, &rc, &len);
+	if (buf == NULL)
+		return rc;
 	rc = load_mem(cfg, buf, len);
 	free(buf);
-	return rc;
+	/* load_mem said what was wrong with the bytes; say where they came from. */
+	return rc != 0 ? sotls_config_fail(cfg, rc, "%s: %s", path, cfg->detail) : 0;
 }
 
 SOTLS_API int sotls_config_set_ca_file(struct sotls_config *cfg, const char *path)

@@ -131,6 +131,10 @@ struct sotls_config {
 
 	/* Session cache, store and tickets (resume.c). */
 	struct sotls_resume_config resume;
+
+	/* Why the last setter that loads a file or key material failed, for
+	 * sotls_config_error_detail: the input and the reason. */
+	char detail[320];
 };
 
 /* A chain and its key (sotls.h). Parsed once, shared by every connection
@@ -172,12 +176,28 @@ void sotls_alpn_free(struct sotls_config *cfg);
  * or SOTLS_ERR_BAD_STATE (in use). */
 int sotls_config_writable(struct sotls_config *cfg);
 
+/*
+ * Records why a setter failed (sotls_config_error_detail) and returns rc.
+ * fmt names the input (a path, or "the CA certificates") and the reason;
+ * cfg NULL records nothing.
+ */
+int sotls_config_fail(struct sotls_config *cfg, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* An mbedTLS result in words: mbedTLS's own text for a negative one, the
+ * count of PEM certificates that did not parse for a positive one (what
+ * mbedtls_x509_crt_parse returns), or why a file held nothing. */
+void sotls_mbed_reason(int mrc, char *out, size_t n);
+
 /* The input helpers config.c and certs.c share. read_file: a whole file
  * (NULL on failure, errno set). parse_certs: PEM or DER certificates added
- * to crt; 0, or -1 if any failed. */
+ * to crt; mbedTLS's result (0: all parsed). */
 uint8_t *sotls_read_file(const char *path, size_t *len);
+/* A whole file at path for a setter: the bytes, or NULL with cfg's detail
+ * and *rc (load_err) set: the path and errno's text, or that it is empty. */
+uint8_t *sotls_config_read(struct sotls_config *cfg, const char *path, int load_err, int *rc,
+			   size_t *len);
 /* A setter's file variant: path read whole and given to load_mem; load_err
- * if it cannot be read or is empty. */
+ * if it cannot be read or is empty. A failure's detail names the path. */
 int sotls_config_load_file(struct sotls_config *cfg, const char *path, int load_err,
 			   int (*load_mem)(struct sotls_config *, const void *, size_t));
 uint8_t *sotls_copy_input(const void *data, size_t len, size_t *out_len);
@@ -189,9 +209,10 @@ int sotls_config_use(struct sotls_config *cfg);
 
 /* Parses a private key (PEM or DER, as copy_input leaves it) with cfg's
  * password or password callback (keys.c); cfg NULL: no password. Returns
- * 0, SOTLS_ERR_KEY_PASSWORD, SOTLS_ERR_UNSUPPORTED or SOTLS_ERR_KEY_LOAD. */
+ * 0, SOTLS_ERR_KEY_PASSWORD, SOTLS_ERR_UNSUPPORTED or SOTLS_ERR_KEY_LOAD,
+ * with the reason in why (n bytes). */
 int sotls_parse_key(const struct sotls_config *cfg, mbedtls_pk_context *pk, const uint8_t *key,
-		    size_t len);
+		    size_t len, char *why, size_t n);
 /* Wipes and drops the key password and the password callback. */
 void sotls_config_forget_password(struct sotls_config *cfg);
 

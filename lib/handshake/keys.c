@@ -5,6 +5,7 @@
  * leaves the configuration as it was.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,24 +50,32 @@ static int ca_file_filter(const struct dirent *e)
 }
 
 /* Parses one directory entry into crt; 1 if it was a regular file that
- * parsed, 0 if it is not a regular file, -1 on failure. */
-static int load_ca_entry(mbedtls_x509_crt *crt, const char *dir, const char *name)
+ * parsed, 0 if it is not a regular file, -1 on failure (cfg's detail
+ * says which file and why). */
+static int load_ca_entry(struct sotls_config *cfg, mbedtls_x509_crt *crt, const char *dir,
+			 const char *name)
 {
 	char path[4096];
 	struct stat st;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
-		return -1;
+		return sotls_config_fail(cfg, -1, "%s/%s: the path is too long", dir, name);
+	/* A dangling hash link is a broken directory. */
 	if (stat(path, &st) != 0)
-		return -1; /* a dangling hash link is a broken directory */
+		return sotls_config_fail(cfg, -1, "%s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return 0;
 	size_t len;
-	uint8_t *buf = sotls_read_file(path, &len);
+	int rc;
+	uint8_t *buf = sotls_config_read(cfg, path, -1, &rc, &len);
 	if (buf == NULL)
-		return -1;
-	int rc = len > 0 ? sotls_parse_certs(crt, buf, len) : -1;
+		return rc;
+	int mrc = sotls_parse_certs(crt, buf, len);
 	free(buf);
-	return rc == 0 ? 1 : -1;
+	if (mrc == 0)
+		return 1;
+	char why[200];
+	sotls_mbed_reason(mrc, why, sizeof(why));
+	return sotls_config_fail(cfg, -1, "%s: %s", path, why);
 }
 
 static bool have_cert(const mbedtls_x509_crt *list, const mbedtls_x509_crt *c)
@@ -87,22 +96,24 @@ SOTLS_API int sotls_config_set_ca_dir(struct sotls_config *cfg, const char *path
 	struct dirent **names;
 	int n = scandir(path, &names, ca_file_filter, alphasort);
 	if (n < 0)
-		return SOTLS_ERR_CA_LOAD;
+		return sotls_config_fail(cfg, SOTLS_ERR_CA_LOAD, "%s: %s", path, strerror(errno));
 
 	mbedtls_x509_crt tmp;
 	mbedtls_x509_crt_init(&tmp);
 	int files = 0;
 	rc = 0;
 	for (int i = 0; i < n; i++) {
-		int r = rc == 0 ? load_ca_entry(&tmp, path, names[i]->d_name) : 0;
+		int r = rc == 0 ? load_ca_entry(cfg, &tmp, path, names[i]->d_name) : 0;
 		if (r < 0)
 			rc = SOTLS_ERR_CA_LOAD;
 		files += r > 0;
 		free(names[i]);
 	}
 	free(names);
-	if (rc == 0 && files == 0)
-		rc = SOTLS_ERR_CA_LOAD; /* nothing would be trusted */
+	if (rc == 0 && files == 0) /* nothing would be trusted */
+		rc = sotls_config_fail(cfg, SOTLS_ERR_CA_LOAD,
+				       "%s: no certificate file (*.pem, *.crt, *.cer or a hash name)",
+				       path);
 	/* Hash links point at files of the same directory, and bundles repeat
 	 * single files: each certificate once keeps the CA list (sent in every
 	 * CertificateRequest) and the search for issuers short. */
@@ -111,8 +122,11 @@ SOTLS_API int sotls_config_set_ca_dir(struct sotls_config *cfg, const char *path
 			continue;
 		int mrc = mbedtls_x509_crt_parse_der(&cfg->ca, c->raw.p, c->raw.len);
 		if (mrc != 0)
-			rc = mrc == MBEDTLS_ERR_X509_ALLOC_FAILED ? SOTLS_ERR_OUT_OF_MEMORY
-								  : SOTLS_ERR_CA_LOAD;
+			rc = mrc == MBEDTLS_ERR_X509_ALLOC_FAILED
+				     ? SOTLS_ERR_OUT_OF_MEMORY
+				     : sotls_config_fail(cfg, SOTLS_ERR_CA_LOAD,
+							 "%s: a certificate parsed once does not again",
+							 path);
 		else
 			cfg->have_ca = true;
 	}
@@ -122,7 +136,8 @@ SOTLS_API int sotls_config_set_ca_dir(struct sotls_config *cfg, const char *path
 
 /* ---- CRLs ---- */
 
-static int parse_crl(mbedtls_x509_crl *crl, const void *data, size_t len)
+static int parse_crl(struct sotls_config *cfg, mbedtls_x509_crl *crl, const void *data,
+		     size_t len)
 {
 	size_t n;
 	uint8_t *buf = sotls_copy_input(data, len, &n);
@@ -130,7 +145,11 @@ static int parse_crl(mbedtls_x509_crl *crl, const void *data, size_t len)
 		return SOTLS_ERR_OUT_OF_MEMORY;
 	int mrc = mbedtls_x509_crl_parse(crl, buf, n);
 	free(buf);
-	return mrc == 0 ? 0 : SOTLS_ERR_CRL_LOAD;
+	if (mrc == 0)
+		return 0;
+	char why[200];
+	sotls_mbed_reason(mrc, why, sizeof(why));
+	return sotls_config_fail(cfg, SOTLS_ERR_CRL_LOAD, "CRL: %s", why);
 }
 
 SOTLS_API int sotls_config_set_crl_mem(struct sotls_config *cfg, const void *crl, size_t len)
@@ -144,10 +163,10 @@ SOTLS_API int sotls_config_set_crl_mem(struct sotls_config *cfg, const void *crl
 	 * scratch list first so a bad input adds nothing. */
 	mbedtls_x509_crl tmp;
 	mbedtls_x509_crl_init(&tmp);
-	rc = parse_crl(&tmp, crl, len);
+	rc = parse_crl(cfg, &tmp, crl, len);
 	mbedtls_x509_crl_free(&tmp);
 	if (rc == 0)
-		rc = parse_crl(&cfg->crl, crl, len);
+		rc = parse_crl(cfg, &cfg->crl, crl, len);
 	if (rc == 0)
 		cfg->have_crl = true;
 	return rc;
@@ -196,10 +215,16 @@ SOTLS_API int sotls_config_set_key_password_cb(struct sotls_config *cfg, sotls_p
 	return 0;
 }
 
-static int key_error(int mrc)
+static int key_error(int mrc, char *why, size_t n)
 {
 	if (mrc == 0)
 		return 0;
+	if (mrc == MBEDTLS_ERR_PK_PASSWORD_REQUIRED)
+		snprintf(why, n, "the key is encrypted and no password was given");
+	else if (mrc == MBEDTLS_ERR_PK_PASSWORD_MISMATCH)
+		snprintf(why, n, "the key is encrypted and the password is wrong");
+	else
+		sotls_mbed_reason(mrc, why, n);
 	if (mrc == MBEDTLS_ERR_PK_PASSWORD_REQUIRED || mrc == MBEDTLS_ERR_PK_PASSWORD_MISMATCH)
 		return SOTLS_ERR_KEY_PASSWORD;
 	/* A legacy encrypted PEM (no MD5 / DES in this build), or a PKCS#8
@@ -211,19 +236,20 @@ static int key_error(int mrc)
 }
 
 int sotls_parse_key(const struct sotls_config *cfg, mbedtls_pk_context *pk, const uint8_t *key,
-		    size_t len)
+		    size_t len, char *why, size_t why_len)
 {
 	const char *pw = cfg != NULL ? cfg->key_password : NULL;
 	int mrc = mbedtls_pk_parse_key(pk, key, len, (const unsigned char *)pw, pw ? strlen(pw) : 0,
 				       sotls_os_random, NULL);
 	if (mrc != MBEDTLS_ERR_PK_PASSWORD_REQUIRED || cfg == NULL || cfg->password_fn == NULL)
-		return key_error(mrc);
+		return key_error(mrc, why, why_len);
 
 	/* Encrypted, and only the callback knows the password. */
 	char buf[1024];
 	int n = cfg->password_fn(buf, sizeof(buf), cfg->password_arg);
 	if (n < 0 || (size_t)n > sizeof(buf)) {
 		sotls_wipe(buf, sizeof(buf));
+		snprintf(why, why_len, "the key is encrypted and the password callback gave none");
 		return SOTLS_ERR_KEY_PASSWORD;
 	}
 	mbedtls_pk_free(pk);
@@ -231,5 +257,5 @@ int sotls_parse_key(const struct sotls_config *cfg, mbedtls_pk_context *pk, cons
 	mrc = mbedtls_pk_parse_key(pk, key, len, (const unsigned char *)buf, (size_t)n,
 				   sotls_os_random, NULL);
 	sotls_wipe(buf, sizeof(buf));
-	return key_error(mrc);
+	return key_error(mrc, why, why_len);
 }

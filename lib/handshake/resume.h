@@ -121,6 +121,9 @@ void sotls_ticket_keyring_set_times(struct sotls_ticket_keyring *ring, unsigned 
 				    unsigned rotate_every);
 int sotls_ticket_keyring_add(struct sotls_ticket_keyring *ring, const struct sotls_ticket_key *k);
 int sotls_ticket_keyring_set_file(struct sotls_ticket_keyring *ring, const char *path);
+/* The refusal SOTLS_ERR_TICKET_KEYS's errno e stands for, in words
+ * (ticket_keyfile.c). */
+const char *sotls_ticket_key_refusal(int e);
 void sotls_ticket_keyring_set_callback(struct sotls_ticket_keyring *ring, sotls_ticket_key_fn fn,
 				       void *arg);
 /*

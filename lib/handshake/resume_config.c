@@ -4,6 +4,9 @@
  * (a fleet rotates them): they live behind their own lock
  * (ticket_keys.c), so sotls_config_add_ticket_key is allowed at any time.
  */
+#include <errno.h>
+#include <string.h>
+
 #include "handshake.h"
 #include "resume.h"
 
@@ -77,8 +80,17 @@ SOTLS_API int sotls_config_set_ticket_key_file(struct sotls_config *cfg, const c
 	int rc = server_writable(cfg);
 	if (rc != 0)
 		return rc;
-	return path == NULL ? SOTLS_ERR_INVALID_ARGUMENT
-			    : sotls_ticket_keyring_set_file(cfg->resume.keys, path);
+	if (path == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	rc = sotls_ticket_keyring_set_file(cfg->resume.keys, path);
+	if (rc == SOTLS_ERR_TICKET_KEYS || rc == SOTLS_ERR_SYSCALL) {
+		int e = errno; /* documented: the caller reads it after the call */
+		sotls_config_fail(cfg, rc, "%s: %s", path,
+				  rc == SOTLS_ERR_TICKET_KEYS ? sotls_ticket_key_refusal(e)
+							      : strerror(e));
+		errno = e;
+	}
+	return rc;
 }
 
 SOTLS_API int sotls_config_set_ticket_key_callback(struct sotls_config *cfg,

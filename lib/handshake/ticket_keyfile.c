@@ -154,6 +154,18 @@ static int refuse(int e)
 	return SOTLS_ERR_TICKET_KEYS;
 }
 
+const char *sotls_ticket_key_refusal(int e)
+{
+	switch (e) {
+	case EPERM: return "group or others may read or write it, or another user owns it";
+	case EINVAL: return "not a regular file, a symbolic link, or a malformed line";
+	case EEXIST: return "a key name is there twice";
+	case E2BIG: return "more keys than the maximum";
+	case ENODATA: return "no key in it";
+	}
+	return strerror(e);
+}
+
 static int end_line(struct key_parser *kp)
 {
 	bool skip = kp->comment || kp->used == 0;

@@ -246,6 +246,93 @@ static void test_encrypted_key(void **state)
 	free(key);
 }
 
+/* ---- what a failed load says (sotls_config_error_detail) ---- */
+
+/* detail holds every one of the NULL-terminated words. */
+static void assert_detail(const struct sotls_config *cfg, ...)
+{
+	const char *d = sotls_config_error_detail(cfg);
+	print_message("detail: %s\n", d);
+	va_list ap;
+	va_start(ap, cfg);
+	for (const char *w; (w = va_arg(ap, const char *)) != NULL;)
+		assert_non_null(strstr(d, w));
+	va_end(ap);
+}
+
+/* Each bad input names itself and its fault: the cases an operator meets
+ * (a key that is not the certificate's, a file that is not a key, one that
+ * cannot be read, a wrong password) and each other loader. */
+static void test_error_detail(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/sotls-detail-XXXXXX", path[600], key[600], rm[700];
+	assert_non_null(mkdtemp(dir));
+	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
+	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
+	assert_string_equal(sotls_config_error_detail(cfg), "");
+	assert_string_equal(sotls_config_error_detail(NULL), "");
+	write_file(dir, "leaf.pem", g_leaf.pem, NULL);
+	snprintf(path, sizeof(path), "%s/leaf.pem", dir);
+
+	snprintf(key, sizeof(key), "%s/missing.key", dir);
+	assert_int_equal(sotls_config_set_cert_file(cfg, path, key), SOTLS_ERR_KEY_LOAD);
+	assert_detail(cfg, key, strerror(ENOENT), NULL);
+	assert_int_equal(sotls_config_set_cert_file(cfg, path, dir), SOTLS_ERR_KEY_LOAD);
+	assert_detail(cfg, dir, strerror(EISDIR), NULL);
+	write_file(dir, "garbage.key", "not a key at all\n", NULL);
+	snprintf(key, sizeof(key), "%s/garbage.key", dir);
+	assert_int_equal(sotls_config_set_cert_file(cfg, path, key), SOTLS_ERR_KEY_LOAD);
+	assert_detail(cfg, key, "PK - ", NULL);
+	write_file(dir, "other.key", g_other.key_pem, NULL);
+	snprintf(key, sizeof(key), "%s/other.key", dir);
+	assert_int_equal(sotls_config_set_cert_file(cfg, path, key), SOTLS_ERR_KEY_LOAD);
+	assert_detail(cfg, key, "does not match the public key of the leaf in", path, NULL);
+	char *enc = encrypted_key("pass phrase");
+	write_file(dir, "enc.key", enc, NULL);
+	free(enc);
+	snprintf(key, sizeof(key), "%s/enc.key", dir);
+	assert_int_equal(sotls_config_set_cert_file(cfg, path, key), SOTLS_ERR_KEY_PASSWORD);
+	assert_detail(cfg, key, "encrypted and no password", NULL);
+	assert_int_equal(sotls_config_set_key_password(cfg, "wrong"), 0);
+	assert_int_equal(sotls_config_set_cert_file(cfg, path, key), SOTLS_ERR_KEY_PASSWORD);
+	assert_detail(cfg, key, "password is wrong", NULL);
+	assert_int_equal(sotls_config_set_cert_file(cfg, key, key), SOTLS_ERR_CERT_LOAD);
+	assert_detail(cfg, key, "X509 - ", NULL);
+	assert_int_equal(sotls_config_set_cert_mem(cfg, "junk", 4, g_leaf.key_pem,
+						   strlen(g_leaf.key_pem)),
+			 SOTLS_ERR_CERT_LOAD);
+	assert_detail(cfg, "the certificate chain: ", NULL);
+
+	assert_int_equal(sotls_config_set_ca_file(cfg, key), SOTLS_ERR_CA_LOAD);
+	assert_detail(cfg, key, ": CA certificates: ", NULL);
+	char empty[] = "/tmp/sotls-detail-empty-XXXXXX";
+	assert_non_null(mkdtemp(empty));
+	assert_int_equal(sotls_config_set_ca_dir(cfg, empty), SOTLS_ERR_CA_LOAD);
+	assert_detail(cfg, empty, "no certificate file", NULL);
+	rmdir(empty);
+	write_file(dir, "bad.pem", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+		   NULL);
+	assert_int_equal(sotls_config_set_ca_dir(cfg, dir), SOTLS_ERR_CA_LOAD);
+	assert_detail(cfg, "/bad.pem: X509 - ", NULL);
+	assert_int_equal(sotls_config_set_crl_file(cfg, path), SOTLS_ERR_CRL_LOAD);
+	assert_detail(cfg, path, ": CRL: ", NULL);
+
+	/* The ticket key file: the refusal in words, errno as documented. */
+	write_file(dir, "ticket.keys", "# nothing\n", NULL);
+	snprintf(key, sizeof(key), "%s/ticket.keys", dir);
+	assert_int_equal(chmod(key, 0644), 0);
+	assert_int_equal(sotls_config_set_ticket_key_file(cfg, key), SOTLS_ERR_TICKET_KEYS);
+	assert_int_equal(errno, EPERM);
+	assert_detail(cfg, key, "group or others may read or write it", NULL);
+	assert_int_equal(chmod(key, 0600), 0);
+	assert_int_equal(sotls_config_set_ticket_key_file(cfg, key), SOTLS_ERR_TICKET_KEYS);
+	assert_int_equal(errno, ENODATA);
+	assert_detail(cfg, key, "no key in it", NULL);
+	sotls_config_free(cfg);
+	assert_int_equal(system(rm), 0);
+}
+
 /* ---- verify.c ---- */
 
 static void test_alerts_for_flags(void **state)
@@ -437,6 +524,7 @@ int main(void)
 		cmocka_unit_test(test_ca_dir),
 		cmocka_unit_test(test_crl_rules),
 		cmocka_unit_test(test_encrypted_key),
+		cmocka_unit_test(test_error_detail),
 		cmocka_unit_test(test_alerts_for_flags),
 		cmocka_unit_test(test_mode_rules),
 		cmocka_unit_test(test_callback_over_handshake),
