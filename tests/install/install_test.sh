@@ -60,8 +60,11 @@ for kind in shared static beside; do
   "$work/echo-$kind" server "$port" "$work/cert.pem" "$work/key.pem" > "$work/server.out" &
   server=$!
   for _ in $(seq 100); do grep -q listening "$work/server.out" 2>/dev/null && break; sleep 0.05; done
-  "$work/echo-$kind" client "$port"
+  "$work/echo-$kind" client "$port" | tee "$work/client.out"
   wait "$server"
+  # One version everywhere: the library says what its .pc file says.
+  grep -q "with sotls $(pc --modversion sotls) (" "$work/client.out" ||
+    { echo "sotls_version() is not the .pc file's $(pc --modversion sotls)"; exit 1; }
   if [ "$kind" != shared ] && ldd "$work/echo-$kind" | grep -q libsotls; then
     echo "the static build $kind still needs libsotls.so"; exit 1
   fi
