@@ -278,6 +278,23 @@ static bool over_mfl(const struct sotls_hs *hs, uint32_t len, uint32_t overhead)
 
 /* ---- one wire record at a time ---- */
 
+static int check_version(struct sotls_hs *hs)
+{
+	const uint8_t *hdr = hs->rd.hdr;
+	if (hdr[1] == 3 && (hs->rd.hellos == 0 || hdr[2] == 3))
+		return 0;
+	/* RFC 5246 E.1: "a TLS server MUST accept any value {03,XX} as the
+	 * record layer version number for ClientHello"; a client takes the
+	 * ServerHello's records the same way, as OpenSSL does. Once the
+	 * hello is in, TLS 1.2 is the version and every record carries
+	 * {03,03} (RFC 5246 §6.2.1), as OpenSSL requires too
+	 * (protocol_version). mbedTLS sees every record as {03,03} (serve):
+	 * it would refuse a ClientHello record above its own version. */
+	return sotls_hs_fail(hs, SOTLS_ERR_PROTOCOL_VERSION, SOTLS_ALERT_PROTOCOL_VERSION,
+			     "record version %u.%u%s", hdr[1], hdr[2],
+			     hs->rd.hellos > 0 ? " after the hello" : "");
+}
+
 /* RFC 5246 §6.2.1 and §7, for a plaintext record header. */
 static int check_header(struct sotls_hs *hs)
 {
@@ -296,18 +313,9 @@ static int check_header(struct sotls_hs *hs)
 						 : "record type %u during the handshake",
 				     type);
 	}
-	if (rd->hdr[1] != 3 || (rd->hellos > 0 && rd->hdr[2] != 3))
-		/* RFC 5246 E.1: "a TLS server MUST accept any value {03,XX}
-		 * as the record layer version number for ClientHello"; a
-		 * client takes the ServerHello's records the same way, as
-		 * OpenSSL does. Once the hello is in, TLS 1.2 is the version
-		 * and every record carries {03,03} (RFC 5246 §6.2.1), as
-		 * OpenSSL requires too (protocol_version). mbedTLS sees every
-		 * record as {03,03} (serve): it would refuse a ClientHello
-		 * record above its own version. */
-		return sotls_hs_fail(hs, SOTLS_ERR_PROTOCOL_VERSION, SOTLS_ALERT_PROTOCOL_VERSION,
-				     "record version %u.%u%s", rd->hdr[1], rd->hdr[2],
-				     rd->hellos > 0 ? " after the hello" : "");
+	int rc = check_version(hs);
+	if (rc != 0)
+		return rc;
 	if (len > SOTLS_HS_MAX_PLAIN)
 		/* RFC 5246 §6.2.1: "The length MUST NOT exceed 2^14." */
 		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
@@ -416,6 +424,9 @@ static int check_sealed_header(struct sotls_hs *hs)
 		/* RFC 5246 §7.4.9: Finished follows ChangeCipherSpec. */
 		return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ALERT_UNEXPECTED_MESSAGE,
 				     "record type %u after the peer's ChangeCipherSpec", hdr[0]);
+	int rc = check_version(hs);
+	if (rc != 0)
+		return rc;
 	if (len > SOTLS_HS_MAX_CIPHER)
 		/* RFC 5246 §6.2.3: length MUST NOT exceed 2^14 + 2048. */
 		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
@@ -425,6 +436,10 @@ static int check_sealed_header(struct sotls_hs *hs)
 		 * the record layer answers the same (record.c). */
 		return sotls_hs_fail(hs, SOTLS_ERR_DECODE, SOTLS_ALERT_DECODE_ERROR,
 				     "encrypted record of %u bytes", len);
+	if (over_mfl(hs, len, SOTLS_REC_EXPLICIT_NONCE + SOTLS_REC_TAG))
+		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
+				     "encrypted record of %u bytes above max_fragment_length %u",
+				     len, hs->mfl);
 	return 0;
 }
 

@@ -625,6 +625,19 @@ def _(env):
     env.finish(srv, 'sotls-echo-server')
 
 
+@case('server-finished-record-version-0x0301')
+def _(env):
+    # The same for the encrypted Finished: its header is checked before it
+    # is opened.
+    srv, c = after_flight(env)
+    c.key_exchange()
+    c.conn.send(CT_CCS, b'\x01')
+    c.conn.start_tx(c.s.own_keys())
+    c.conn.send(CT_HANDSHAKE, t.handshake(t.FINISHED, c.s.finished(True)), version=0x0301)
+    fatal(c, 'protocol_version')
+    env.finish(srv, 'sotls-echo-server')
+
+
 # Issue 20 item 7. RFC 5246 §6.2.1: "a single message MAY be fragmented
 # across several records"; that holds for the Finished, encrypted, too. Cut
 # into records of 1, 2 or 3 bytes, its 4-byte header spans records. The echo
