@@ -625,15 +625,21 @@ def _(env):
     env.finish(srv, 'sotls-echo-server')
 
 
-@case('server-finished-record-version-0x0301')
-def _(env):
-    # The same for the encrypted Finished: its header is checked before it
-    # is opened.
+def after_client_ccs(env):
+    """A client past its ClientKeyExchange and ChangeCipherSpec, sealing."""
     srv, c = after_flight(env)
     c.key_exchange()
     c.conn.send(CT_CCS, b'\x01')
     c.conn.start_tx(c.s.own_keys())
-    c.conn.send(CT_HANDSHAKE, t.handshake(t.FINISHED, c.s.finished(True)), version=0x0301)
+    return srv, c, t.handshake(t.FINISHED, c.s.finished(True))
+
+
+@case('server-finished-record-version-0x0301')
+def _(env):
+    # The same for the encrypted Finished: its header is checked before it
+    # is opened.
+    srv, c, fin = after_client_ccs(env)
+    c.conn.send(CT_HANDSHAKE, fin, version=0x0301)
     fatal(c, 'protocol_version')
     env.finish(srv, 'sotls-echo-server')
 
@@ -661,11 +667,7 @@ for _n in (1, 2, 3, 5):
 def _(env):
     # The reader now opens the Finished records itself: a forged one is
     # still bad_record_mac (RFC 5246 §7.2.2), whichever record it is.
-    srv, c = after_flight(env)
-    c.key_exchange()
-    c.conn.send(CT_CCS, b'\x01')
-    c.conn.start_tx(c.s.own_keys())
-    fin = t.handshake(t.FINISHED, c.s.finished(True))
+    srv, c, fin = after_client_ccs(env)
     c.conn.send(CT_HANDSHAKE, fin[:2])
     sealed = c.conn.tx.seal(CT_HANDSHAKE, fin[2:])
     c.conn.send_raw(t.record(CT_HANDSHAKE, sealed[:-1] + bytes([sealed[-1] ^ 1])))
