@@ -167,13 +167,19 @@ int sotls_hs_offer_session(struct sotls_hs *hs, const uint8_t *state, size_t len
 	return sotls_resume_offer(hs, state, len);
 }
 
+static void drop_copy(uint8_t **buf, size_t len)
+{
+	if (*buf != NULL) {
+		sotls_wipe(*buf, len);
+		free(*buf);
+		*buf = NULL;
+	}
+}
+
 void sotls_hs_drop_hello(struct sotls_hs *hs)
 {
-	if (hs->real_hello != NULL) {
-		sotls_wipe(hs->real_hello, hs->real_hello_len);
-		free(hs->real_hello);
-		hs->real_hello = NULL;
-	}
+	drop_copy(&hs->real_hello, hs->real_hello_len);
+	drop_copy(&hs->shown_hello, hs->shown_hello_len);
 }
 
 void sotls_hs_free(struct sotls_hs *hs)
@@ -355,6 +361,9 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 	}
 	uint64_t out_seq, in_seq;
 	sotls_mbed_next_seqs(&hs->ssl, &out_seq, &in_seq);
+	/* mbedTLS counted the records the reader sealed again for it, one per
+	 * message; the peer's own records go on from how many it sent. */
+	in_seq = hs->rd.peer.seq;
 	res->server_seq = hs->server ? out_seq : in_seq;
 	res->client_seq = hs->server ? in_seq : out_seq;
 	res->resumed = hs->resumed;

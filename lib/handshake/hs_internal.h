@@ -8,10 +8,11 @@
  *   socket: the reader asks recv() for the rest of the current record's
  *   header or body, never more, so the byte after the peer's Finished is the
  *   first one the record layer (or kTLS) sees.
- * - Until the peer's ChangeCipherSpec, mbedTLS sees the peer's handshake
- *   messages re-framed, one whole message per record, whatever the wire
- *   fragmentation was; from the ChangeCipherSpec on it sees the wire records
- *   unchanged (they are encrypted).
+ * - mbedTLS sees the peer's handshake messages re-framed, one whole message
+ *   per record, whatever the wire fragmentation was. From the peer's
+ *   ChangeCipherSpec on, the reader opens the peer's records with the keys
+ *   mbedTLS exported and seals each message again for mbedTLS; the wire
+ *   records' count is the sequence number the record layer goes on from.
  * - Every failure that sotls detects itself sets fail_err/fail_alert before
  *   the reader returns an error to mbedTLS; mbedTLS's own failures are
  *   mapped in hs_alert.c. Either way exactly one fatal alert goes out
@@ -71,9 +72,14 @@ struct sotls_hs_reader {
 	const uint8_t *out_body;
 	size_t out_total, out_pos; /* over header + body */
 	size_t consume;		   /* bytes of msg to drop once served */
-	bool ccs_after_serve;	   /* switch to pass-through once served */
-	bool passthrough;	   /* after the peer's CCS */
-	struct sotls_rec_tracker in; /* pass-through: counts alerts, sizes */
+	bool ccs_after_serve;	   /* turn to sealed records once served */
+	/* After the peer's ChangeCipherSpec (hs_reader.c, start_sealed): its
+	 * records are opened with peer (whose seq counts the wire records)
+	 * and what mbedTLS reads is sealed again with shown. cbuf holds one
+	 * wire record, sbuf the record served. */
+	bool sealed, keyed;
+	struct sotls_half peer, shown;
+	uint8_t *cbuf, *sbuf;
 	unsigned warnings;
 	unsigned hellos; /* ClientHellos (server) / ServerHellos (client) seen */
 };
@@ -99,9 +105,13 @@ struct sotls_hs {
 	 * here) once mbedTLS has hashed and parsed it: a client_version above
 	 * TLS 1.2, which RFC 5246 E.1 says to answer in TLS 1.2 (mbedTLS built
 	 * without TLS 1.3 refuses it), and a hello above 16 KiB, shown without
-	 * the extensions mbedTLS ignores. */
+	 * what mbedTLS does not act on, and one without supported_groups,
+	 * which mbedTLS takes for no curve at all (msg_check.c). shown_hello
+	 * is what mbedTLS is shown, until it has read it. */
 	uint8_t *real_hello;
 	size_t real_hello_len;
+	uint8_t *shown_hello;
+	size_t shown_hello_len;
 
 	/* The leaf's name check that sotls does itself (hs.c, verify_name):
 	 * an IP literal, or none at all for SOTLS_VERIFY_CHAIN_ONLY. */
@@ -207,12 +217,12 @@ int sotls_hs_fail(struct sotls_hs *hs, int err, int alert, const char *fmt, ...)
 /*
  * Checks a whole ClientHello (server) or ServerHello (client) message,
  * header included, for what RFC 5246, 8422, 7627 and 6066 require and mbedTLS
- * 3.6 does not check. Returns 0, or the sotls_hs_fail code. May rewrite the
- * ClientHello in place for mbedTLS (see real_hello): *shown_len is then the
- * length of what mbedTLS is to see.
+ * 3.6 does not check. Returns 0, or the sotls_hs_fail code. *shown and
+ * *shown_len are the ClientHello mbedTLS is to see: msg itself, or one
+ * rewritten for it (see real_hello).
  */
-int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len,
-				size_t *shown_len);
+int sotls_hs_check_client_hello(struct sotls_hs *hs, const uint8_t *msg, size_t len,
+				const uint8_t **shown, size_t *shown_len);
 int sotls_hs_check_server_hello(struct sotls_hs *hs, const uint8_t *msg, size_t len);
 /* The peer's ECDHE share (RFC 8422 §5.4, §5.11; RFC 7748 §6.1). */
 int sotls_hs_check_client_key_exchange(struct sotls_hs *hs, const uint8_t *msg, size_t len);
@@ -231,7 +241,7 @@ struct sotls_cert *sotls_hs_cert_of(const struct sotls_hs *hs, const mbedtls_x50
 /* Frees a private-key operation's state (private_key.c). NULL is ignored. */
 void sotls_pk_op_free(struct sotls_pk_op *op);
 
-/* Frees (wiped) the ClientHello copy, real_hello. */
+/* Frees (wiped) the ClientHello copies, real_hello and shown_hello. */
 void sotls_hs_drop_hello(struct sotls_hs *hs);
 
 /* The socket write under the BIO: n >= 0 bytes, or an mbedTLS code. */

@@ -22,6 +22,7 @@
 #include <mbedtls/net_sockets.h>
 
 #include "hs_internal.h"
+#include "mbedtls_internals.h"
 #include "record.h"
 #include "util.h"
 
@@ -275,42 +276,24 @@ static bool over_mfl(const struct sotls_hs *hs, uint32_t len, uint32_t overhead)
 	return hs->mfl != 0 && len > hs->mfl + overhead;
 }
 
-/* ---- after the peer's ChangeCipherSpec: the wire records as they are ---- */
+/* ---- one wire record at a time ---- */
 
-/* The peer's Finished, maybe alerts: encrypted, so only the sizes and the
- * number of alerts can be checked here; mbedTLS checks the rest. */
-static int passthrough_header(struct sotls_hs *hs, const uint8_t hdr[5])
+static int check_version(struct sotls_hs *hs)
 {
-	uint32_t len = be16(hdr + 3);
-	if (hdr[0] != SOTLS_CT_HANDSHAKE && hdr[0] != SOTLS_CT_ALERT)
-		/* RFC 5246 §7.4.9: Finished follows ChangeCipherSpec. */
-		return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ALERT_UNEXPECTED_MESSAGE,
-				     "record type %u after the peer's ChangeCipherSpec", hdr[0]);
-	if (len > SOTLS_HS_MAX_CIPHER)
-		/* RFC 5246 §6.2.3: length MUST NOT exceed 2^14 + 2048. */
-		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
-				     "encrypted handshake record of %u bytes", len);
-	if (over_mfl(hs, len, SOTLS_REC_EXPLICIT_NONCE + SOTLS_REC_TAG))
-		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
-				     "encrypted record of %u bytes above max_fragment_length %u",
-				     len, hs->mfl);
-	if (hdr[0] == SOTLS_CT_ALERT && ++hs->rd.warnings > SOTLS_HS_MAX_WARNINGS)
-		return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ALERT_UNEXPECTED_MESSAGE,
-				     "more than %d alerts during the handshake",
-				     SOTLS_HS_MAX_WARNINGS);
-	return 0;
+	const uint8_t *hdr = hs->rd.hdr;
+	if (hdr[1] == 3 && (hs->rd.hellos == 0 || hdr[2] == 3))
+		return 0;
+	/* RFC 5246 E.1: "a TLS server MUST accept any value {03,XX} as the
+	 * record layer version number for ClientHello"; a client takes the
+	 * ServerHello's records the same way, as OpenSSL does. Once the
+	 * hello is in, TLS 1.2 is the version and every record carries
+	 * {03,03} (RFC 5246 §6.2.1), as OpenSSL requires too
+	 * (protocol_version). mbedTLS sees every record as {03,03} (serve):
+	 * it would refuse a ClientHello record above its own version. */
+	return sotls_hs_fail(hs, SOTLS_ERR_PROTOCOL_VERSION, SOTLS_ALERT_PROTOCOL_VERSION,
+			     "record version %u.%u%s", hdr[1], hdr[2],
+			     hs->rd.hellos > 0 ? " after the hello" : "");
 }
-
-static int passthrough_recv(struct sotls_hs *hs, uint8_t *buf, size_t len)
-{
-	int n = sock_recv(hs, buf, len);
-	if (n <= 0)
-		return n;
-	int rc = track(hs, &hs->rd.in, buf, (size_t)n, passthrough_header, NULL);
-	return rc != 0 ? rc : n;
-}
-
-/* ---- before it: one wire record at a time ---- */
 
 /* RFC 5246 §6.2.1 and §7, for a plaintext record header. */
 static int check_header(struct sotls_hs *hs)
@@ -330,10 +313,9 @@ static int check_header(struct sotls_hs *hs)
 						 : "record type %u during the handshake",
 				     type);
 	}
-	if (rd->hdr[1] != 3)
-		/* RFC 5246 E.1: every TLS record version is {03,XX}. */
-		return sotls_hs_fail(hs, SOTLS_ERR_PROTOCOL_VERSION, SOTLS_ALERT_PROTOCOL_VERSION,
-				     "record version %u.%u", rd->hdr[1], rd->hdr[2]);
+	int rc = check_version(hs);
+	if (rc != 0)
+		return rc;
 	if (len > SOTLS_HS_MAX_PLAIN)
 		/* RFC 5246 §6.2.1: "The length MUST NOT exceed 2^14." */
 		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
@@ -387,49 +369,175 @@ static int reserve(struct sotls_hs *hs, size_t len)
 	return 0;
 }
 
+/* ---- after the peer's ChangeCipherSpec: its records opened here ---- */
+
+/*
+ * mbedTLS 3.6 reassembles a handshake message over records only when the
+ * first one holds its whole 4-byte header ("handshake message too short",
+ * decode_error), while RFC 5246 §6.2.1 lets the peer cut its Finished
+ * anywhere. So the reader opens the peer's sealed records itself, with the
+ * keys mbedTLS exported, reassembles them like the plaintext ones and shows
+ * mbedTLS each whole message sealed again, in a record of its own under the
+ * same key and the sequence number mbedTLS expects (rd->shown.seq). The
+ * record layer continues from the peer's count (rd->peer.seq). What is sealed
+ * again never leaves the process.
+ */
+static int start_sealed(struct sotls_hs *hs)
+{
+	struct sotls_hs_reader *rd = &hs->rd;
+	const struct sotls_suite *suite =
+		sotls_suite_by_id((uint16_t)sotls_mbed_negotiated_suite(&hs->ssl));
+	if (!hs->exported || suite == NULL)
+		return sotls_hs_fail(hs, SOTLS_ERR_INTERNAL, SOTLS_ALERT_INTERNAL_ERROR,
+				     "no keys for the peer's records after its ChangeCipherSpec");
+	rd->cbuf = malloc(SOTLS_REC_HEADER + SOTLS_HS_MAX_CIPHER);
+	rd->sbuf = malloc(SOTLS_REC_OVERHEAD + SOTLS_HS_MAX_MBED_MESSAGE);
+	if (rd->cbuf == NULL || rd->sbuf == NULL)
+		return sotls_hs_fail(hs, SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ALERT_INTERNAL_ERROR,
+				     "no memory for the peer's Finished");
+	struct sotls_key_block kb;
+	int rc = sotls_derive_key_block(suite, hs->master, hs->client_random, hs->server_random,
+					&kb);
+	const uint8_t *key = hs->server ? kb.client_key : kb.server_key;
+	const uint8_t *salt = hs->server ? kb.client_salt : kb.server_salt;
+	if (rc == 0)
+		rc = sotls_aead_init(&rd->peer.aead, suite->alg, key, kb.key_len);
+	if (rc == 0)
+		rc = sotls_aead_init(&rd->shown.aead, suite->alg, key, kb.key_len);
+	memcpy(rd->peer.salt, salt, SOTLS_REC_SALT);
+	memcpy(rd->shown.salt, salt, SOTLS_REC_SALT);
+	rd->peer.seq = rd->shown.seq = 0; /* RFC 5246 §6.1: reset at ChangeCipherSpec */
+	sotls_wipe(&kb, sizeof(kb));
+	if (rc != 0)
+		return sotls_hs_fail(hs, SOTLS_ERR_INTERNAL, SOTLS_ALERT_INTERNAL_ERROR,
+				     "the keys for the peer's records did not set up");
+	rd->keyed = true;
+	return 0;
+}
+
+/* RFC 5246 §7.4.9, §6.2.3, for a sealed record's header. */
+static int check_sealed_header(struct sotls_hs *hs)
+{
+	const uint8_t *hdr = hs->rd.hdr;
+	uint32_t len = be16(hdr + 3);
+	if (hdr[0] != SOTLS_CT_HANDSHAKE && hdr[0] != SOTLS_CT_ALERT)
+		/* RFC 5246 §7.4.9: Finished follows ChangeCipherSpec. */
+		return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE, SOTLS_ALERT_UNEXPECTED_MESSAGE,
+				     "record type %u after the peer's ChangeCipherSpec", hdr[0]);
+	int rc = check_version(hs);
+	if (rc != 0)
+		return rc;
+	if (len > SOTLS_HS_MAX_CIPHER)
+		/* RFC 5246 §6.2.3: length MUST NOT exceed 2^14 + 2048. */
+		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
+				     "encrypted handshake record of %u bytes", len);
+	if (len < SOTLS_REC_EXPLICIT_NONCE + SOTLS_REC_TAG)
+		/* RFC 5246 §6.2.3.3: nonce_explicit and the tag at least;
+		 * the record layer answers the same (record.c). */
+		return sotls_hs_fail(hs, SOTLS_ERR_DECODE, SOTLS_ALERT_DECODE_ERROR,
+				     "encrypted record of %u bytes", len);
+	if (over_mfl(hs, len, SOTLS_REC_EXPLICIT_NONCE + SOTLS_REC_TAG))
+		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
+				     "encrypted record of %u bytes above max_fragment_length %u",
+				     len, hs->mfl);
+	return 0;
+}
+
+/* The sealed record in cbuf, opened: its plaintext joins the handshake
+ * stream (or small_body) as a plaintext record's would, after the same
+ * checks. */
+static int open_sealed(struct sotls_hs *hs)
+{
+	struct sotls_hs_reader *rd = &hs->rd;
+	size_t frag = be16(rd->hdr + 3), len = frag - SOTLS_REC_EXPLICIT_NONCE - SOTLS_REC_TAG;
+	uint8_t *pt = rd->cbuf + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
+	if (sotls_half_open(&rd->peer, rd->cbuf, frag, pt) != 0)
+		return sotls_hs_fail(hs, SOTLS_ERR_BAD_RECORD_MAC, SOTLS_ALERT_BAD_RECORD_MAC,
+				     "the peer's Finished record failed authentication");
+	rd->peer.seq++;
+	rd->hdr[3] = (uint8_t)(len >> 8);
+	rd->hdr[4] = (uint8_t)len;
+	int rc = check_header(hs);
+	if (rc == 0 && rd->hdr[0] == SOTLS_CT_HANDSHAKE)
+		rc = reserve(hs, len);
+	if (rc == 0) {
+		bool hs_rec = rd->hdr[0] == SOTLS_CT_HANDSHAKE;
+		memcpy(hs_rec ? rd->msg + rd->msg_len : rd->small_body, pt, len);
+		if (hs_rec)
+			rd->msg_len += len;
+	}
+	sotls_wipe(pt, len);
+	return rc;
+}
+
 /* Reads the rest of one wire record. 1 when whole, else what recv gave
  * (0 at EOF, WANT_READ) or a failure. */
 static int read_record(struct sotls_hs *hs)
 {
 	struct sotls_hs_reader *rd = &hs->rd;
+	if (rd->sealed && !rd->keyed) {
+		int rc = start_sealed(hs);
+		if (rc != 0)
+			return rc;
+	}
 	while (rd->hdr_have < 5) {
 		int n = sock_recv(hs, rd->hdr + rd->hdr_have, 5 - rd->hdr_have);
 		if (n <= 0)
 			return n;
 		rd->hdr_have += (size_t)n;
 		if (rd->hdr_have == 5) {
-			int rc = check_header(hs);
-			if (rc == 0 && rd->hdr[0] == SOTLS_CT_HANDSHAKE)
+			int rc = rd->sealed ? check_sealed_header(hs) : check_header(hs);
+			if (rc == 0 && rd->hdr[0] == SOTLS_CT_HANDSHAKE && !rd->sealed)
 				rc = reserve(hs, be16(rd->hdr + 3));
 			if (rc != 0)
 				return rc;
 		}
 	}
 	size_t len = be16(rd->hdr + 3);
-	uint8_t *body = rd->hdr[0] == SOTLS_CT_HANDSHAKE ? rd->msg + rd->msg_len : rd->small_body;
+	uint8_t *body = rd->sealed ? rd->cbuf + SOTLS_REC_HEADER
+		      : rd->hdr[0] == SOTLS_CT_HANDSHAKE ? rd->msg + rd->msg_len
+							 : rd->small_body;
 	while (rd->body_have < len) {
 		int n = sock_recv(hs, body + rd->body_have, len - rd->body_have);
 		if (n <= 0)
 			return n;
 		rd->body_have += (size_t)n;
 	}
-	if (rd->hdr[0] == SOTLS_CT_HANDSHAKE)
-		rd->msg_len += len;
 	rd->hdr_have = 0;
 	rd->body_have = 0;
+	if (rd->sealed) {
+		memcpy(rd->cbuf, rd->hdr, SOTLS_REC_HEADER);
+		int rc = open_sealed(hs);
+		return rc != 0 ? rc : 1;
+	}
+	if (rd->hdr[0] == SOTLS_CT_HANDSHAKE)
+		rd->msg_len += len;
 	return 1;
 }
 
-static void serve(struct sotls_hs_reader *rd, uint8_t type, const uint8_t *body, size_t len)
+/* What mbedTLS reads next: a record of type with body, sealed again after
+ * the peer's ChangeCipherSpec (see start_sealed). */
+static int serve(struct sotls_hs *hs, uint8_t type, const uint8_t *body, size_t len)
 {
+	struct sotls_hs_reader *rd = &hs->rd;
 	rd->out_hdr[0] = type;
-	rd->out_hdr[1] = rd->hdr[1];
-	rd->out_hdr[2] = rd->hdr[2];
+	rd->out_hdr[1] = 3;
+	rd->out_hdr[2] = 3;
 	rd->out_hdr[3] = (uint8_t)(len >> 8);
 	rd->out_hdr[4] = (uint8_t)len;
 	rd->out_body = body;
 	rd->out_total = 5 + len;
 	rd->out_pos = 0;
+	if (!rd->sealed)
+		return 0;
+	if (sotls_half_seal(&rd->shown, rd->sbuf, type, body, len) != 0)
+		return sotls_hs_fail(hs, SOTLS_ERR_INTERNAL, SOTLS_ALERT_INTERNAL_ERROR,
+				     "could not seal the peer's message again for mbedTLS");
+	rd->shown.seq++;
+	memcpy(rd->out_hdr, rd->sbuf, 5);
+	rd->out_body = rd->sbuf + 5;
+	rd->out_total = SOTLS_REC_OVERHEAD + len;
+	return 0;
 }
 
 /* The first whole message of the handshake stream, checked, to mbedTLS. */
@@ -447,7 +555,8 @@ static int serve_message(struct sotls_hs *hs)
 	if (rd->msg_len < mlen)
 		return 0;
 	uint8_t type = rd->msg[0];
-	size_t shown = mlen;
+	const uint8_t *shown = rd->msg;
+	size_t shown_len = mlen;
 	int rc = 0;
 	if (type == (hs->server ? 16 : 12) && rd->hellos > 0)
 		rc = hs->server ? sotls_hs_check_client_key_exchange(hs, rd->msg, mlen)
@@ -459,18 +568,21 @@ static int serve_message(struct sotls_hs *hs)
 			return sotls_hs_fail(hs, SOTLS_ERR_UNEXPECTED_MESSAGE,
 					     SOTLS_ALERT_UNEXPECTED_MESSAGE, "a second %s",
 					     hs->server ? "ClientHello" : "ServerHello");
-		rc = hs->server ? sotls_hs_check_client_hello(hs, rd->msg, mlen, &shown)
+		rc = hs->server ? sotls_hs_check_client_hello(hs, rd->msg, mlen, &shown, &shown_len)
 				: sotls_hs_check_server_hello(hs, rd->msg, mlen);
 	}
 	if (rc != 0)
 		return rc;
-	if (shown > SOTLS_HS_MAX_MBED_MESSAGE)
+	if (shown_len > SOTLS_HS_MAX_MBED_MESSAGE)
+		/* A ClientHello is shown without what mbedTLS ignores
+		 * (msg_check.c); what is left must fit mbedTLS's buffer. */
 		return sotls_hs_fail(hs, SOTLS_ERR_HANDSHAKE, SOTLS_ALERT_ILLEGAL_PARAMETER,
-				     "handshake message of %zu bytes (at most %u)", shown,
-				     SOTLS_HS_MAX_MBED_MESSAGE);
-	serve(rd, SOTLS_CT_HANDSHAKE, rd->msg, shown);
+				     shown_len < mlen ? "handshake message of %zu bytes with %zu that "
+							"mbedTLS would parse (at most %u)"
+						      : "handshake message of %zu bytes (%zu; at most %u)",
+				     mlen, shown_len, SOTLS_HS_MAX_MBED_MESSAGE);
 	rd->consume = mlen;
-	return 0;
+	return serve(hs, SOTLS_CT_HANDSHAKE, shown, shown_len);
 }
 
 /* A whole wire record is in: decides what mbedTLS gets next. */
@@ -490,20 +602,18 @@ static int handle_record(struct sotls_hs *hs)
 					     SOTLS_ALERT_UNEXPECTED_MESSAGE,
 					     "more than %d warning alerts during the handshake",
 					     SOTLS_HS_MAX_WARNINGS);
-		serve(rd, SOTLS_CT_ALERT, rd->small_body, 2);
-		return 0;
+		return serve(hs, SOTLS_CT_ALERT, rd->small_body, 2);
 	default: /* SOTLS_CT_CHANGE_CIPHER_SPEC: check_header let nothing else through */
 		if (rd->small_body[0] != 1)
 			return sotls_hs_fail(hs, SOTLS_ERR_DECODE, SOTLS_ALERT_DECODE_ERROR,
 					     "ChangeCipherSpec of value %u", rd->small_body[0]);
-		serve(rd, SOTLS_CT_CHANGE_CIPHER_SPEC, rd->small_body, 1);
 		rd->ccs_after_serve = true;
-		return 0;
+		return serve(hs, SOTLS_CT_CHANGE_CIPHER_SPEC, rd->small_body, 1);
 	}
 }
 
 /* Copies what is being served; at its end drops the message and, after a
- * ChangeCipherSpec, switches to pass-through. */
+ * ChangeCipherSpec, turns to the sealed records. */
 static int copy_out(struct sotls_hs_reader *rd, uint8_t *buf, size_t len)
 {
 	size_t left = rd->out_total - rd->out_pos;
@@ -526,8 +636,10 @@ static int copy_out(struct sotls_hs_reader *rd, uint8_t *buf, size_t len)
 			memmove(rd->msg, rd->msg + rd->consume, rd->msg_len);
 			rd->consume = 0;
 		}
-		if (rd->ccs_after_serve)
-			rd->passthrough = true;
+		if (rd->ccs_after_serve) {
+			rd->ccs_after_serve = false;
+			rd->sealed = true;
+		}
 	}
 	return (int)n;
 }
@@ -547,8 +659,6 @@ int sotls_hs_bio_recv(void *ctx, unsigned char *buf, size_t len)
 	for (;;) {
 		if (rd->out_pos < rd->out_total)
 			return copy_out(rd, buf, len);
-		if (rd->passthrough)
-			return passthrough_recv(hs, buf, len);
 		/* More handshake messages may wait in what was read. */
 		int rc = serve_message(hs);
 		if (rc != 0)
@@ -570,5 +680,15 @@ void sotls_hs_reader_free(struct sotls_hs_reader *rd)
 		sotls_wipe(rd->msg, rd->msg_cap);
 		free(rd->msg);
 	}
+	if (rd->cbuf != NULL) {
+		sotls_wipe(rd->cbuf, SOTLS_REC_HEADER + SOTLS_HS_MAX_CIPHER);
+		free(rd->cbuf);
+	}
+	if (rd->sbuf != NULL) {
+		sotls_wipe(rd->sbuf, SOTLS_REC_OVERHEAD + SOTLS_HS_MAX_MBED_MESSAGE);
+		free(rd->sbuf);
+	}
+	sotls_aead_clear(&rd->peer.aead);
+	sotls_aead_clear(&rd->shown.aead);
 	memset(rd, 0, sizeof(*rd));
 }

@@ -68,14 +68,25 @@ static bool group_supported(uint16_t g)
 	       g == 25 /* secp521r1 */;
 }
 
+/*
+ * Every extension check below runs twice over a hello: first with judge
+ * false, when it checks only that the extension decodes, then, once the whole
+ * message is known to decode, with judge true for what its content means.
+ * RFC 5246 §7.2.2: decode_error is for "A message [that] could not be
+ * decoded", so a hello that does not parse gets it whatever else is wrong
+ * with it; illegal_parameter and the rest judge a message that does.
+ */
+
 /* RFC 8422 §5.1.2: ECPointFormat ec_point_format_list<1..2^8-1>, and the
  * uncompressed format (0) MUST be in it. Both hellos use this rule. */
-static int check_point_formats(struct sotls_hs *hs, struct cur ext)
+static int check_point_formats(struct sotls_hs *hs, struct cur ext, bool judge)
 {
 	struct cur list;
 	if (!vec(&ext, 1, &list) || ext.left != 0 || list.left == 0)
 		/* RFC 5246 §7.2.2: a vector outside its range <1..2^8-1>. */
 		return DECODE(hs, "malformed ec_point_formats extension");
+	if (!judge)
+		return 0;
 	for (size_t i = 0; i < list.left; i++)
 		if (list.p[i] == 0)
 			return 0;
@@ -106,7 +117,7 @@ static int keep_host_name(struct sotls_hs *hs, struct cur name)
 /* RFC 6066 §3: ServerNameList server_name_list<1..2^16-1>, each entry a
  * name_type and an opaque HostName<1..2^16-1>; "The ServerNameList MUST NOT
  * contain more than one name of the same name_type." */
-static int check_server_name(struct sotls_hs *hs, struct cur ext)
+static int check_server_name(struct sotls_hs *hs, struct cur ext, bool judge)
 {
 	struct cur list;
 	if (!vec(&ext, 2, &list) || ext.left != 0 || list.left == 0)
@@ -117,7 +128,7 @@ static int check_server_name(struct sotls_hs *hs, struct cur ext)
 		struct cur name;
 		if (!take(&list, 1, &type) || !vec(&list, 2, &name) || name.left == 0)
 			return DECODE(hs, "malformed server_name entry");
-		if (type[0] == 0) {
+		if (type[0] == 0 && judge) {
 			if (host_name)
 				return ILLEGAL(hs, "two host names in server_name");
 			host_name = true;
@@ -132,14 +143,17 @@ static int check_server_name(struct sotls_hs *hs, struct cur ext)
 /* RFC 7301 §3.1: ProtocolName protocol_name_list<2..2^16-1>, each opaque
  * ProtocolName<1..2^8-1>: "Empty strings MUST NOT be included and byte
  * strings MUST NOT be truncated." The list is kept for alpn.c. */
-static int check_alpn(struct sotls_hs *hs, struct cur ext)
+static int check_alpn(struct sotls_hs *hs, struct cur ext, bool judge)
 {
 	struct cur list, name;
 	if (!vec(&ext, 2, &list) || ext.left != 0 || list.left < 2)
 		return DECODE(hs, "malformed application_layer_protocol_negotiation extension");
-	hs->alpn_offered = true;
-	hs->alpn_offer = list.p;
-	hs->alpn_offer_len = list.left;
+	if (judge) {
+		hs->alpn_offered = true;
+		hs->alpn_offer = list.p;
+		hs->alpn_offer_len = list.left;
+		return 0;
+	}
 	while (list.left > 0) {
 		if (!vec(&list, 1, &name))
 			return DECODE(hs, "a truncated protocol name in the ALPN list");
@@ -152,11 +166,13 @@ static int check_alpn(struct sotls_hs *hs, struct cur ext)
 /* RFC 8422 §5.1.1: a client whose supported_groups names no group the
  * server has cannot use an ECDHE suite, and every sotls suite is one: no
  * suite is left (RFC 5246 §7.4.1.3: handshake_failure). */
-static int check_groups(struct sotls_hs *hs, struct cur ext)
+static int check_groups(struct sotls_hs *hs, struct cur ext, bool judge)
 {
 	struct cur list;
 	if (!vec(&ext, 2, &list) || ext.left != 0 || list.left < 2 || list.left % 2 != 0)
 		return DECODE(hs, "malformed supported_groups extension");
+	if (!judge)
+		return 0;
 	for (size_t i = 0; i < list.left; i += 2)
 		if (group_supported(u16(list.p + i)))
 			return 0;
@@ -174,10 +190,12 @@ static bool mfl_code_valid(struct cur ext)
 
 /* The server agrees to whatever valid length a client asks for (mbedTLS
  * echoes it in the ServerHello), so from here on it is the limit. */
-static int check_client_mfl(struct sotls_hs *hs, struct cur ext)
+static int check_client_mfl(struct sotls_hs *hs, struct cur ext, bool judge)
 {
 	if (ext.left != 1)
 		return DECODE(hs, "malformed max_fragment_length extension");
+	if (!judge)
+		return 0;
 	if (!mfl_code_valid(ext))
 		/* RFC 6066 §4: "If a server receives a maximum fragment
 		 * length negotiation request for a value other than the
@@ -188,18 +206,18 @@ static int check_client_mfl(struct sotls_hs *hs, struct cur ext)
 	return 0;
 }
 
-static int check_client_ext(struct sotls_hs *hs, uint16_t type, struct cur ext)
+static int check_client_ext(struct sotls_hs *hs, uint16_t type, struct cur ext, bool judge)
 {
 	struct cur list;
 	switch (type) {
 	case EXT_SERVER_NAME:
-		return check_server_name(hs, ext);
+		return check_server_name(hs, ext, judge);
 	case EXT_MAX_FRAGMENT_LENGTH:
-		return check_client_mfl(hs, ext);
+		return check_client_mfl(hs, ext, judge);
 	case EXT_SUPPORTED_GROUPS:
-		return check_groups(hs, ext);
+		return check_groups(hs, ext, judge);
 	case EXT_EC_POINT_FORMATS:
-		return check_point_formats(hs, ext);
+		return check_point_formats(hs, ext, judge);
 	case EXT_SIGNATURE_ALGORITHMS:
 		/* RFC 5246 §7.4.1.4.1: supported_signature_algorithms
 		 * <2..2^16-2>, pairs of bytes. */
@@ -211,121 +229,271 @@ static int check_client_ext(struct sotls_hs *hs, uint16_t type, struct cur ext)
 		 * is empty." */
 		if (ext.left != 0)
 			return DECODE(hs, "extended_master_secret with data");
-		hs->hello_ems = true; /* resume.c: RFC 7627 §5.3 */
+		hs->hello_ems |= judge; /* resume.c: RFC 7627 §5.3 */
 		return 0;
 	case EXT_ALPN:
-		return check_alpn(hs, ext);
+		return check_alpn(hs, ext, judge);
 	}
 	return 0;
 }
 
-/* RFC 5246 §7.4.1.4: "There MUST NOT be more than one extension of the
- * same type." Types that sotls or mbedTLS act on are tracked. */
-static bool seen_before(uint16_t type, uint32_t *seen)
+/* The extension types that sotls or mbedTLS act on, each a bit of a
+ * "seen" mask. */
+static const uint16_t TRACKED[] = {0, 1, 10, 11, 13, 16, 23, 35, 0xff01};
+
+static uint32_t tracked_bit(uint16_t type)
 {
-	static const uint16_t TRACKED[] = {0, 1, 10, 11, 13, 16, 23, 35, 0xff01};
-	for (unsigned i = 0; i < sizeof(TRACKED) / sizeof(TRACKED[0]); i++) {
-		if (TRACKED[i] == type) {
-			bool was = *seen & (1u << i);
-			*seen |= 1u << i;
-			return was;
-		}
-	}
-	return false;
+	for (unsigned i = 0; i < sizeof(TRACKED) / sizeof(TRACKED[0]); i++)
+		if (TRACKED[i] == type)
+			return 1u << i;
+	return 0;
 }
 
-/* Walks an extensions block (all that is left of the message). */
-static int check_extensions(struct sotls_hs *hs, struct cur *c,
-			    int (*check)(struct sotls_hs *, uint16_t, struct cur))
+/* Walks an extensions block (all that is left of the message), checking
+ * each extension as judge says (see above); *seen gets the tracked types
+ * present. */
+static int check_extensions(struct sotls_hs *hs, struct cur c,
+			    int (*check)(struct sotls_hs *, uint16_t, struct cur, bool), bool judge,
+			    uint32_t *seen)
 {
-	if (c->left == 0)
+	*seen = 0;
+	if (c.left == 0)
 		return 0; /* RFC 5246 §7.4.1.2: extensions are optional */
 	struct cur exts;
-	if (!vec(c, 2, &exts) || c->left != 0)
+	if (!vec(&c, 2, &exts) || c.left != 0)
 		return DECODE(hs, "malformed extensions block");
-	uint32_t seen = 0;
 	while (exts.left > 0) {
 		const uint8_t *type;
 		struct cur ext;
 		if (!take(&exts, 2, &type) || !vec(&exts, 2, &ext))
 			return DECODE(hs, "malformed extension");
 		uint16_t t = u16(type);
-		if (seen_before(t, &seen))
+		uint32_t bit = tracked_bit(t);
+		if (*seen & bit)
+			/* RFC 5246 §7.4.1.4: "There MUST NOT be more than
+			 * one extension of the same type." */
 			return DECODE(hs, "extension %u twice", t);
-		int rc = check(hs, t, ext);
+		*seen |= bit;
+		int rc = check(hs, t, ext, judge);
 		if (rc != 0)
 			return rc;
 	}
 	return 0;
 }
 
-static bool suite_in_common(const struct sotls_hs *hs, struct cur suites)
+static bool suite_configured(const struct sotls_hs *hs, uint16_t suite)
 {
-	for (size_t i = 0; i < suites.left; i += 2)
-		for (const int *id = hs->cfg->suites; *id != 0; id++)
-			if (u16(suites.p + i) == *id)
-				return true;
+	for (const int *id = hs->cfg->suites; *id != 0; id++)
+		if (suite == *id)
+			return true;
 	return false;
 }
 
-/*
- * Compacts a checked ClientHello's extensions (the block starts at ext_at)
- * to those mbedTLS 3.6's TLS 1.2 server parses; the rest (padding, GREASE,
- * TLS 1.3's) it ignores anyway. Returns the new length; the message and
- * extension length fields are updated.
- */
-static size_t drop_ignored_extensions(uint8_t *msg, size_t len, size_t ext_at)
+static bool suite_in_common(const struct sotls_hs *hs, struct cur suites)
 {
-	static const uint16_t PARSED[] = {0, 1, 10, 11, 13, 16, 22, 23, 35, 0xff01};
-	if (ext_at + 2 > len)
-		return len; /* no extensions to drop */
-	size_t in = ext_at + 2, out = in;
-	while (in < len) {
-		uint16_t type = u16(msg + in);
-		size_t n = 4 + (size_t)u16(msg + in + 2);
-		bool keep = false;
-		for (size_t i = 0; i < sizeof(PARSED) / sizeof(PARSED[0]); i++)
-			keep |= PARSED[i] == type;
-		if (keep) {
-			memmove(msg + out, msg + in, n);
-			out += n;
-		}
-		in += n;
-	}
-	size_t ext_len = out - ext_at - 2, body = out - 4;
-	msg[ext_at] = (uint8_t)(ext_len >> 8);
-	msg[ext_at + 1] = (uint8_t)ext_len;
-	msg[1] = (uint8_t)(body >> 16);
-	msg[2] = (uint8_t)(body >> 8);
-	msg[3] = (uint8_t)body;
-	return out;
+	for (size_t i = 0; i + 1 < suites.left; i += 2)
+		if (suite_configured(hs, u16(suites.p + i)))
+			return true;
+	return false;
 }
 
-int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len,
-				size_t *shown_len)
-{
-	/* RFC 5246 §7.4.1.2: client_version, random[32], session_id<0..32>,
-	 * cipher_suites<2..2^16-2>, compression_methods<1..2^8-1>, then
-	 * optional extensions<0..2^16-1>. */
-	struct cur c = {msg + 4, len - 4}, sid, suites, comp;
+/* A ClientHello's variable fields, once it is known to decode. */
+struct client_hello {
 	const uint8_t *version;
-	if (!take(&c, 2, &version) || !take(&c, 32, NULL) || !vec(&c, 1, &sid) || sid.left > 32)
+	struct cur sid, suites, comp;
+	struct cur exts; /* the extensions block with its length; empty if none */
+};
+
+/* RFC 5246 §7.4.1.2: client_version, random[32], session_id<0..32>,
+ * cipher_suites<2..2^16-2>, compression_methods<1..2^8-1>, then optional
+ * extensions<0..2^16-1>, each of which must decode too. */
+static int parse_client_hello(struct sotls_hs *hs, const uint8_t *msg, size_t len,
+			      struct client_hello *h, uint32_t *seen)
+{
+	struct cur c = {msg + 4, len - 4};
+	if (!take(&c, 2, &h->version) || !take(&c, 32, NULL) || !vec(&c, 1, &h->sid) ||
+	    h->sid.left > 32)
 		return DECODE(hs, "malformed ClientHello");
-	if (!vec(&c, 2, &suites) || suites.left < 2 || suites.left % 2 != 0)
+	if (!vec(&c, 2, &h->suites) || h->suites.left < 2 || h->suites.left % 2 != 0)
 		return DECODE(hs, "malformed cipher_suites in the ClientHello");
-	if (!vec(&c, 1, &comp) || comp.left == 0)
+	if (!vec(&c, 1, &h->comp) || h->comp.left == 0)
 		return DECODE(hs, "malformed compression_methods in the ClientHello");
-	if (memchr(comp.p, 0, comp.left) == NULL)
+	h->exts = c;
+	return check_extensions(hs, c, check_client_ext, false, seen);
+}
+
+/* What a ClientHello above 16 KiB is shown with: of what mbedTLS acts on,
+ * the first of each suite sotls has (and RFC 5746's SCSV), group and
+ * signature algorithm it can use, and the extensions mbedTLS 3.6's TLS 1.2
+ * server parses. ALPN is not one: sotls chooses the protocol itself and a
+ * server's mbedTLS has no list to match. */
+static bool shown_suite(const struct sotls_hs *hs, uint16_t id)
+{
+	return id == 0x00ff /* TLS_EMPTY_RENEGOTIATION_INFO_SCSV */ || suite_configured(hs, id);
+}
+
+static bool shown_extension(uint16_t type)
+{
+	static const uint16_t PARSED[] = {0, 1, 10, 11, 13, 22, 23, 35, 0xff01};
+	for (size_t i = 0; i < sizeof(PARSED) / sizeof(PARSED[0]); i++)
+		if (PARSED[i] == type)
+			return true;
+	return false;
+}
+
+/* Appends a list of 2-byte items with a 2-byte length prefix: all of
+ * them, or only the first of each that keep() accepts (what it accepts is a
+ * handful, so the look back is short). */
+static uint8_t *put_list(uint8_t *p, struct cur list, bool all, const struct sotls_hs *hs,
+			 bool (*keep)(const struct sotls_hs *, uint16_t))
+{
+	uint8_t *len_at = p;
+	p += 2;
+	for (size_t i = 0; i + 1 < list.left; i += 2) {
+		bool put = all || keep(hs, u16(list.p + i));
+		for (const uint8_t *q = len_at + 2; put && !all && q < p; q += 2)
+			put = u16(q) != u16(list.p + i);
+		if (put) {
+			memcpy(p, list.p + i, 2);
+			p += 2;
+		}
+	}
+	if (p == len_at + 2 && list.left >= 2) {
+		/* None to keep: the first stays, so that the vector keeps its
+		 * minimum length and mbedTLS finds nothing it can use in it,
+		 * as in the whole list. */
+		memcpy(p, list.p, 2);
+		p += 2;
+	}
+	size_t n = (size_t)(p - len_at - 2);
+	len_at[0] = (uint8_t)(n >> 8);
+	len_at[1] = (uint8_t)n;
+	return p;
+}
+
+static bool shown_group(const struct sotls_hs *hs, uint16_t g)
+{
+	(void)hs;
+	return group_supported(g);
+}
+
+/* RFC 5246 §7.4.1.4.1 SignatureAndHashAlgorithm pairs sotls's mbedTLS can
+ * use: SHA-256, -384 or -512 with RSA or ECDSA. */
+static bool shown_sig_alg(const struct sotls_hs *hs, uint16_t alg)
+{
+	(void)hs;
+	uint8_t hash = (uint8_t)(alg >> 8), sig = (uint8_t)alg;
+	return hash >= 4 && hash <= 6 && (sig == 1 || sig == 3);
+}
+
+/* RFC 8422 §4: "A client that proposes ECC cipher suites may choose not to
+ * include these extensions. In this case, the server is free to choose any
+ * one of the elliptic curves or point formats listed in Section 5." mbedTLS
+ * 3.6 instead takes no supported_groups as no curve at all and refuses every
+ * ECDHE suite; it is shown the NIST curves of §5.1.1 that sotls has, P-256
+ * first, which mbedTLS's order (mbed_config.c) then picks, as OpenSSL and
+ * other peers do for such clients. */
+static const uint8_t DEFAULT_GROUPS_EXT[] = {
+	0, EXT_SUPPORTED_GROUPS, 0, 8, 0, 6, 0, 23 /* secp256r1 */, 0, 24 /* secp384r1 */,
+	0, 25 /* secp521r1 */,
+};
+
+/*
+ * The ClientHello as mbedTLS is to see it, in hs->shown_hello: the
+ * client_version clamped to TLS 1.2 (clamp), the default groups added
+ * (add_groups), and for one above what mbedTLS parses (big) only what it acts
+ * on (see shown_suite). The real bytes stay for the transcript (real_hello).
+ */
+static int show_client_hello(struct sotls_hs *hs, const uint8_t *msg, size_t len,
+			     const struct client_hello *h, bool clamp, bool add_groups, bool big)
+{
+	hs->shown_hello = malloc(len + sizeof(DEFAULT_GROUPS_EXT) + 2);
+	if (hs->shown_hello == NULL)
+		return sotls_hs_fail(hs, SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ALERT_INTERNAL_ERROR,
+				     "no memory for the ClientHello");
+	uint8_t *out = hs->shown_hello, *p = out + 4;
+	/* version, random and session_id as they are */
+	size_t fixed = (size_t)(h->sid.p + h->sid.left - (msg + 4));
+	memcpy(p, msg + 4, fixed);
+	if (clamp) {
+		/* RFC 5246 E.1: "If a TLS server receives a ClientHello
+		 * containing a version number greater than the highest version
+		 * supported by the server, it MUST reply according to the
+		 * highest version supported by the server." */
+		p[0] = 3;
+		p[1] = 3;
+	}
+	p += fixed;
+	p = put_list(p, h->suites, !big, hs, shown_suite);
+	*p++ = (uint8_t)h->comp.left;
+	memcpy(p, h->comp.p, h->comp.left);
+	p += h->comp.left;
+	if (h->exts.left > 0 || add_groups) {
+		uint8_t *len_at = p;
+		p += 2;
+		struct cur exts = {h->exts.p + 2, h->exts.left > 0 ? h->exts.left - 2 : 0};
+		while (exts.left > 0) {
+			uint16_t type = u16(exts.p);
+			struct cur ext = {0};
+			(void)take(&exts, 2, NULL);
+			(void)vec(&exts, 2, &ext); /* parse_client_hello checked it */
+			if (big && !shown_extension(type))
+				continue;
+			p[0] = (uint8_t)(type >> 8);
+			p[1] = (uint8_t)type;
+			if (big && (type == EXT_SUPPORTED_GROUPS || type == EXT_SIGNATURE_ALGORITHMS)) {
+				struct cur list = {0};
+				(void)vec(&ext, 2, &list);
+				uint8_t *end = put_list(p + 4, list, false, hs,
+							type == EXT_SUPPORTED_GROUPS ? shown_group
+										     : shown_sig_alg);
+				size_t n = (size_t)(end - p - 4);
+				p[2] = (uint8_t)(n >> 8);
+				p[3] = (uint8_t)n;
+				p = end;
+				continue;
+			}
+			p[2] = (uint8_t)(ext.left >> 8);
+			p[3] = (uint8_t)ext.left;
+			memcpy(p + 4, ext.p, ext.left);
+			p += 4 + ext.left;
+		}
+		if (add_groups) {
+			memcpy(p, DEFAULT_GROUPS_EXT, sizeof(DEFAULT_GROUPS_EXT));
+			p += sizeof(DEFAULT_GROUPS_EXT);
+		}
+		size_t n = (size_t)(p - len_at - 2);
+		len_at[0] = (uint8_t)(n >> 8);
+		len_at[1] = (uint8_t)n;
+	}
+	size_t body = (size_t)(p - out - 4);
+	out[0] = msg[0];
+	out[1] = (uint8_t)(body >> 16);
+	out[2] = (uint8_t)(body >> 8);
+	out[3] = (uint8_t)body;
+	hs->shown_hello_len = (size_t)(p - out);
+	return 0;
+}
+
+int sotls_hs_check_client_hello(struct sotls_hs *hs, const uint8_t *msg, size_t len,
+				const uint8_t **shown, size_t *shown_len)
+{
+	struct client_hello h = {0};
+	uint32_t seen;
+	/* All that decodes is checked before any of what it means. */
+	int rc = parse_client_hello(hs, msg, len, &h, &seen);
+	if (rc != 0)
+		return rc;
+	if (memchr(h.comp.p, 0, h.comp.left) == NULL)
 		/* RFC 5246 §7.4.1.2: "this vector MUST contain ...
 		 * CompressionMethod.null"; sotls offers nothing else. */
 		return ILLEGAL(hs, "the ClientHello offers no null compression");
-	size_t ext_at = (size_t)(c.p - msg);
-	memcpy(hs->client_sid, sid.p, sid.left);
-	hs->client_sid_len = (uint8_t)sid.left;
-	int rc = check_extensions(hs, &c, check_client_ext);
+	memcpy(hs->client_sid, h.sid.p, h.sid.left);
+	hs->client_sid_len = (uint8_t)h.sid.left;
+	rc = check_extensions(hs, h.exts, check_client_ext, true, &seen);
 	if (rc != 0)
 		return rc;
-	if (!suite_in_common(hs, suites))
+	if (!suite_in_common(hs, h.suites))
 		/* RFC 5246 §7.4.1.3: with no acceptable choice the server
 		 * "MUST respond with a handshake failure alert". */
 		return sotls_hs_fail(hs, SOTLS_ERR_NO_SHARED_SUITE, SOTLS_ALERT_HANDSHAKE_FAILURE,
@@ -336,10 +504,12 @@ int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len,
 	if (rc != 0)
 		return rc;
 
+	*shown = msg;
 	*shown_len = len;
-	bool clamp = u16(version) > 0x0303;
+	bool clamp = u16(h.version) > 0x0303;
+	bool add_groups = !(seen & tracked_bit(EXT_SUPPORTED_GROUPS)); /* every suite is ECDHE */
 	bool big = len > SOTLS_HS_MAX_MBED_MESSAGE;
-	hs->hello_rewritten = clamp || big;
+	hs->hello_rewritten = clamp || add_groups || big;
 	/* The real bytes, for the transcript of a rewritten hello and for the
 	 * SNI acknowledgement (sni_ack.c). */
 	if (hs->hello_rewritten || hs->sni_present) {
@@ -350,51 +520,55 @@ int sotls_hs_check_client_hello(struct sotls_hs *hs, uint8_t *msg, size_t len,
 		memcpy(hs->real_hello, msg, len);
 		hs->real_hello_len = len;
 	}
-	if (clamp) {
-		/* RFC 5246 E.1: "If a TLS server receives a ClientHello
-		 * containing a version number greater than the highest version
-		 * supported by the server, it MUST reply according to the
-		 * highest version supported by the server." */
-		msg[4] = 3;
-		msg[5] = 3;
+	if (!hs->hello_rewritten)
+		return 0;
+	rc = show_client_hello(hs, msg, len, &h, clamp, add_groups, big);
+	if (rc == 0) {
+		*shown = hs->shown_hello;
+		*shown_len = hs->shown_hello_len;
 	}
-	if (big)
-		*shown_len = drop_ignored_extensions(msg, len, ext_at);
-	return 0;
+	return rc;
 }
 
-static int check_server_ext(struct sotls_hs *hs, uint16_t type, struct cur ext)
+static int check_server_ext(struct sotls_hs *hs, uint16_t type, struct cur ext, bool judge)
 {
 	if (type == EXT_EC_POINT_FORMATS)
-		return check_point_formats(hs, ext);
+		return check_point_formats(hs, ext, judge);
+	if (!judge)
+		/* RFC 6066 §3: "The "extension_data" field of this extension
+		 * SHALL be empty." */
+		return type == EXT_SERVER_NAME && ext.left != 0
+			       ? DECODE(hs, "the ServerHello's server_name is not empty")
+			       : 0;
 	/* RFC 6066 §4: the answer holds "the same as the requested maximum
 	 * fragment length"; mbedTLS refuses any other with illegal_parameter,
 	 * so the limit is set only for the one sotls asked for. */
 	if (type == EXT_MAX_FRAGMENT_LENGTH && mfl_code_valid(ext) &&
 	    (256u << ext.p[0]) == hs->cfg->max_frag_len)
 		hs->mfl = hs->cfg->max_frag_len;
-	if (type != EXT_SERVER_NAME)
-		return 0;
-	if (!hs->sni_present)
+	if (type == EXT_SERVER_NAME && !hs->sni_present)
 		/* RFC 5246 §7.4.1.4: an extension the client did not offer
 		 * "MUST abort the handshake with an unsupported_extension
 		 * fatal alert". */
 		return sotls_hs_fail(hs, SOTLS_ERR_HANDSHAKE, SOTLS_ALERT_UNSUPPORTED_EXTENSION,
 				     "the server acknowledged a server_name that was not sent");
-	/* RFC 6066 §3: "The "extension_data" field of this extension SHALL
-	 * be empty." */
-	return ext.left == 0 ? 0 : DECODE(hs, "the ServerHello's server_name is not empty");
+	return 0;
 }
 
 int sotls_hs_check_server_hello(struct sotls_hs *hs, const uint8_t *msg, size_t len)
 {
 	/* RFC 5246 §7.4.1.3: server_version, random[32], session_id<0..32>,
-	 * cipher_suite, compression_method, optional extensions. */
+	 * cipher_suite, compression_method, optional extensions. All that
+	 * decodes is checked before any of what it means. */
 	struct cur c = {msg + 4, len - 4}, sid, suite;
 	const uint8_t *comp;
+	uint32_t seen;
 	if (!take(&c, 34, NULL) || !vec(&c, 1, &sid) || sid.left > 32 ||
 	    !take(&c, 2, &suite.p) || !take(&c, 1, &comp))
 		return DECODE(hs, "malformed ServerHello");
+	int rc = check_extensions(hs, c, check_server_ext, false, &seen);
+	if (rc != 0)
+		return rc;
 	suite.left = 2;
 	if (!suite_in_common(hs, suite))
 		/* RFC 5246 §7.4.1.3: "The single cipher suite selected by the
@@ -405,7 +579,7 @@ int sotls_hs_check_server_hello(struct sotls_hs *hs, const uint8_t *msg, size_t 
 		/* RFC 5246 §7.4.1.3: chosen "from the list in
 		 * ClientHello.compression_methods", which holds null only. */
 		return ILLEGAL(hs, "the ServerHello chose compression method %u", comp[0]);
-	return check_extensions(hs, &c, check_server_ext);
+	return check_extensions(hs, c, check_server_ext, true, &seen);
 }
 
 /* ---- the ECDHE key shares ---- */

@@ -126,6 +126,24 @@ static void make_aad(uint8_t aad[13], uint64_t seq, uint8_t type, size_t plain_l
 	aad[12] = (uint8_t)plain_len;
 }
 
+int sotls_half_seal(const struct sotls_half *h, uint8_t *p, uint8_t type, const uint8_t *in,
+		    size_t len)
+{
+	size_t frag_len = SOTLS_REC_EXPLICIT_NONCE + len + SOTLS_REC_TAG;
+	p[0] = type;
+	p[1] = TLS12_MAJOR;
+	p[2] = TLS12_MINOR;
+	p[3] = (uint8_t)(frag_len >> 8);
+	p[4] = (uint8_t)frag_len;
+	sotls_store_be64(p + SOTLS_REC_HEADER, h->seq);
+
+	uint8_t nonce[SOTLS_AEAD_NONCE_LEN], aad[13];
+	make_nonce(nonce, h->salt, p + SOTLS_REC_HEADER);
+	make_aad(aad, h->seq, type, len);
+	uint8_t *ct = p + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
+	return sotls_aead_seal(&h->aead, nonce, aad, sizeof(aad), in, len, ct, ct + len);
+}
+
 /*
  * Seals one record of len <= 2^14 bytes at tx_tail. The caller has checked
  * that it fits. The sequence number never wraps: the last value is refused.
@@ -143,20 +161,7 @@ static int seal_at(struct sotls_record *r, uint8_t *p, uint8_t type, const uint8
 		    : sotls_key_may_seal_data(r->tx.seq, r->key_limit)))
 		return SOTLS_ERR_KEY_USAGE_LIMIT;
 
-	size_t frag_len = SOTLS_REC_EXPLICIT_NONCE + len + SOTLS_REC_TAG;
-	p[0] = type;
-	p[1] = TLS12_MAJOR;
-	p[2] = TLS12_MINOR;
-	p[3] = (uint8_t)(frag_len >> 8);
-	p[4] = (uint8_t)frag_len;
-	sotls_store_be64(p + SOTLS_REC_HEADER, r->tx.seq);
-
-	uint8_t nonce[SOTLS_AEAD_NONCE_LEN], aad[13];
-	make_nonce(nonce, r->tx.salt, p + SOTLS_REC_HEADER);
-	make_aad(aad, r->tx.seq, type, len);
-	uint8_t *ct = p + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
-	int rc = sotls_aead_seal(&r->tx.aead, nonce, aad, sizeof(aad), in, len, ct, ct + len);
-	if (rc != 0)
+	if (sotls_half_seal(&r->tx, p, type, in, len) != 0)
 		return SOTLS_ERR_INTERNAL;
 
 	r->tx.seq++;
@@ -445,20 +450,15 @@ int sotls_record_warning(struct sotls_record *r, uint8_t desc)
 
 /* ---- opening ------------------------------------------------------------ */
 
-/*
- * Opens the whole record at p (header included, frag_len body bytes) into
- * out (p's ciphertext position, or the caller's buffer). Returns 0 or
- * SOTLS_ERR_BAD_RECORD_MAC; on failure out holds only zeros.
- */
-static int open_record(struct sotls_record *r, const uint8_t *p, size_t frag_len, uint8_t *out)
+int sotls_half_open(const struct sotls_half *h, const uint8_t *p, size_t frag_len, uint8_t *out)
 {
 	size_t len = frag_len - SOTLS_REC_EXPLICIT_NONCE - SOTLS_REC_TAG;
 	const uint8_t *ct = p + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
 	uint8_t nonce[SOTLS_AEAD_NONCE_LEN], aad[13];
 
-	make_nonce(nonce, r->rx.salt, p + SOTLS_REC_HEADER);
-	make_aad(aad, r->rx.seq, p[0], len);
-	if (sotls_aead_open(&r->rx.aead, nonce, aad, sizeof(aad), ct, len, ct + len, out) != 0)
+	make_nonce(nonce, h->salt, p + SOTLS_REC_HEADER);
+	make_aad(aad, h->seq, p[0], len);
+	if (sotls_aead_open(&h->aead, nonce, aad, sizeof(aad), ct, len, ct + len, out) != 0)
 		return SOTLS_ERR_BAD_RECORD_MAC;
 	return 0;
 }
@@ -598,7 +598,7 @@ static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len,
 		bool direct = type == SOTLS_CT_APPLICATION_DATA && pt_len <= len - got;
 		uint8_t *out = direct ? buf + got : in_place;
 
-		if (open_record(r, p, frag_len, out) != 0) {
+		if (sotls_half_open(&r->rx, p, frag_len, out) != 0) {
 			send_fatal(r, SOTLS_ALERT_BAD_RECORD_MAC, SOTLS_ERR_BAD_RECORD_MAC);
 			break;
 		}

@@ -137,6 +137,18 @@ struct sotls_record {
 	size_t max_plain;
 };
 
+/*
+ * One record under h with sequence number h->seq (the caller counts): seals
+ * len <= 2^14 bytes of in at p, header included (SOTLS_REC_OVERHEAD + len
+ * bytes; 0 or SOTLS_ERR_INVALID_ARGUMENT), or opens the whole record at p
+ * (frag_len body bytes, at least nonce + tag) into out, its ciphertext
+ * position or the caller's buffer (0, or SOTLS_ERR_BAD_RECORD_MAC with out
+ * all zeros). The handshake opens the peer's Finished with them too.
+ */
+int sotls_half_seal(const struct sotls_half *h, uint8_t *p, uint8_t type, const uint8_t *in,
+		    size_t len);
+int sotls_half_open(const struct sotls_half *h, const uint8_t *p, size_t frag_len, uint8_t *out);
+
 /* The keys and state of one direction, as the handshake hands them over. */
 struct sotls_rec_keys {
 	const uint8_t *key; /* sotls_aead_key_len(alg) bytes */

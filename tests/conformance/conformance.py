@@ -589,6 +589,207 @@ def _(env):
     higher_version(env, 0x0401)
 
 
+# Issue 20 item 6. RFC 5246 E.1: "Thus, a TLS server MUST accept any value
+# {03,XX} as the record layer version number for ClientHello." Once the hello
+# is in, TLS 1.2 is the version: a later record of another version is refused
+# with protocol_version (as OpenSSL does).
+def hello_record_version(env, version):
+    srv, c = connect(env)
+    c.hello(record_version=version)
+    c.read_flight()
+    c.complete()
+    finish_echo_close(c)
+    server_ok(env, srv)
+
+
+@case('server-client-hello-record-version-0x0304')
+def _(env):
+    hello_record_version(env, 0x0304)
+
+
+@case('server-client-hello-record-version-0x03fe')
+def _(env):
+    hello_record_version(env, 0x03FE)
+
+
+@case('server-client-hello-record-version-0x0301')
+def _(env):
+    hello_record_version(env, 0x0301)
+
+
+@case('server-record-version-after-hello')
+def _(env):
+    srv, c = after_flight(env)
+    c.send_hs(t.handshake(t.CLIENT_KEY_EXCHANGE, t.vec8(c.share.public)), version=0x0301)
+    fatal(c, 'protocol_version')
+    env.finish(srv, 'sotls-echo-server')
+
+
+def after_client_ccs(env):
+    """A client past its ClientKeyExchange and ChangeCipherSpec, sealing."""
+    srv, c = after_flight(env)
+    c.key_exchange()
+    c.conn.send(CT_CCS, b'\x01')
+    c.conn.start_tx(c.s.own_keys())
+    return srv, c, t.handshake(t.FINISHED, c.s.finished(True))
+
+
+@case('server-finished-record-version-0x0301')
+def _(env):
+    # The same for the encrypted Finished: its header is checked before it
+    # is opened.
+    srv, c, fin = after_client_ccs(env)
+    c.conn.send(CT_HANDSHAKE, fin, version=0x0301)
+    fatal(c, 'protocol_version')
+    env.finish(srv, 'sotls-echo-server')
+
+
+# Issue 20 item 7. RFC 5246 §6.2.1: "a single message MAY be fragmented
+# across several records"; that holds for the Finished, encrypted, too. Cut
+# into records of 1, 2 or 3 bytes, its 4-byte header spans records. The echo
+# afterwards checks that the record layer continues from the number of
+# records the peer sent.
+def split_finished_to_server(env, fragment):
+    srv, c = connect(env)
+    c.hello()
+    c.read_flight()
+    c.complete(finished_fragment=fragment)
+    finish_echo_close(c)
+    server_ok(env, srv)
+
+
+for _n in (1, 2, 3, 5):
+    CASES['server-client-finished-in-%d-byte-records' % _n] = \
+        (lambda n: lambda e: split_finished_to_server(e, n))(_n)
+
+
+@case('server-client-finished-split-bad-mac')
+def _(env):
+    # The reader now opens the Finished records itself: a forged one is
+    # still bad_record_mac (RFC 5246 §7.2.2), whichever record it is.
+    srv, c, fin = after_client_ccs(env)
+    c.conn.send(CT_HANDSHAKE, fin[:2])
+    sealed = c.conn.tx.seal(CT_HANDSHAKE, fin[2:])
+    c.conn.send_raw(t.record(CT_HANDSHAKE, sealed[:-1] + bytes([sealed[-1] ^ 1])))
+    fatal(c, 'bad_record_mac')
+    env.finish(srv, 'sotls-echo-server')
+
+
+# Issue 20 item 8. RFC 8422 §4: "A client that proposes ECC cipher suites may
+# choose not to include these extensions. In this case, the server is free to
+# choose any one of the elliptic curves or point formats listed in Section 5."
+# sotls chooses P-256.
+def no_supported_groups(env, *server_args, suite=t.ECDHE_ECDSA_AES128_GCM):
+    srv, c = connect(env, *server_args)
+    exts = [e for e in t.default_client_extensions() if e[:2] != t.u16(t.EXT_GROUPS)]
+    c.hello(suites=(suite,), extensions=exts)
+    _, group, _ = c.read_flight()['ske']
+    check(group == t.SECP256R1, 'ServerKeyExchange on group %d, not P-256' % group)
+    c.complete()
+    finish_echo_close(c)
+    server_ok(env, srv)
+
+
+@case('server-no-supported-groups-ecdsa')
+def _(env):
+    no_supported_groups(env)
+
+
+@case('server-no-supported-groups-rsa')
+def _(env):
+    no_supported_groups(env, *rsa_server_args(env), suite=t.ECDHE_RSA_AES128_GCM)
+
+
+@case('server-no-supported-groups-nor-point-formats')
+def _(env):
+    # Neither ECC extension (RFC 8422 §4 speaks of both): points are then
+    # uncompressed (§5.1.2), the group P-256.
+    srv, c = connect(env)
+    c.hello(extensions=[t.ext_sig_algs(t.DEFAULT_SIG_ALGS), t.ext_ems(),
+                        t.ext_renegotiation_info()])
+    _, group, point = c.read_flight()['ske']
+    check(group == t.SECP256R1 and point[:1] == b'\x04',
+          'ServerKeyExchange on group %d, point format %s' % (group, point[:1].hex()))
+    c.complete()
+    finish_echo_close(c)
+    server_ok(env, srv)
+
+
+# Issue 20 item 9. RFC 5246 §7.2.2 decode_error: "A message could not be
+# decoded because some field was out of the specified range or the length of
+# the message was incorrect." A hello that does not decode gets it, whatever
+# else is wrong with it; what it means is judged only once it decodes.
+@case('server-extensions-past-message-and-no-null-compression')
+def _(env):
+    exts = b''.join(t.default_client_extensions())
+    hello_refused(env, 'decode_error', compression=(1,),
+                  raw_extensions=t.u16(len(exts) + 10) + exts)
+
+
+@case('server-bad-point-formats-then-malformed-extension')
+def _(env):
+    # ec_point_formats without uncompressed (illegal_parameter on its own)
+    # before an empty signature_algorithms list, which does not decode.
+    exts = [t.ext_point_formats([t.COMPRESSED_PRIME]), t.ext_groups([t.SECP256R1]),
+            t.ext(t.EXT_SIG_ALGS, t.vec16(b''))]
+    hello_refused(env, 'decode_error', extensions=exts)
+
+
+# Issue 20 item 10: ClientHellos up to 32 KiB (32768 bytes, header included)
+# are accepted, whatever makes them long; a longer one gets illegal_parameter
+# (README, "Records"). RFC 5246 §7.4.1.2 cipher_suites<2..2^16-2> allows
+# such a list.
+def long_hello_fields(size, via='suites'):
+    """A ClientHello of exactly size bytes (handshake header included), long
+    through its cipher list (unassigned suites, then the real one) or its
+    signature_algorithms (pairs with no hash sotls has, then the usual)."""
+    base = len(t.handshake(t.CLIENT_HELLO, t.client_hello_body(t.random32())))
+    fill = size - base
+    check(fill >= 0 and fill % 2 == 0, 'cannot make a ClientHello of %d bytes' % size)
+    if via == 'suites':
+        return {'suites': [0x0A00 + i for i in range(fill // 2)] + [t.ECDHE_ECDSA_AES128_GCM]}
+    algs = [0x0100 + i % 256 for i in range(fill // 2)] + t.DEFAULT_SIG_ALGS
+    return {'extensions': exts_with(t.EXT_SIG_ALGS, t.ext_sig_algs(algs))}
+
+
+def long_hello(env, size, via='suites'):
+    srv, c = connect(env)
+    raw = c.hello(**long_hello_fields(size, via))
+    check(len(raw) == size, 'ClientHello of %d bytes' % len(raw))
+    c.read_flight()
+    c.complete()
+    finish_echo_close(c)
+    server_ok(env, srv)
+
+
+@case('server-client-hello-32768-bytes-long-cipher-list')
+def _(env):
+    long_hello(env, 32768)
+
+
+@case('server-client-hello-16386-bytes-long-cipher-list')
+def _(env):
+    long_hello(env, 16386)
+
+
+@case('server-client-hello-32768-bytes-long-signature-algorithms')
+def _(env):
+    long_hello(env, 32768, 'sig_algs')
+
+
+@case('server-client-hello-32770-bytes')
+def _(env):
+    # Only the first record goes out: the header's length is enough for the
+    # refusal, and a server that closes with unread bytes would reset the
+    # connection, which can drop its alert before we read it.
+    srv, c = connect(env)
+    raw = t.handshake(t.CLIENT_HELLO, t.client_hello_body(t.random32(), **long_hello_fields(32770)))
+    check(len(raw) == 32770, 'ClientHello of %d bytes' % len(raw))
+    c.conn.send(CT_HANDSHAKE, raw[:t.MAX_FRAGMENT])
+    fatal(c, 'illegal_parameter')
+    env.finish(srv, 'sotls-echo-server')
+
+
 # Lengths that do not decode: RFC 5246 §7.2.2 decode_error, "A message could
 # not be decoded because some field was out of the specified range or the
 # length of the message was incorrect."
@@ -807,6 +1008,57 @@ def _(env):
 @case('client-server-hello-version-0x0304')
 def _(env):
     client_version(env, 0x0304)
+
+
+# Issue 20 item 6, the client: the ServerHello's record may carry any
+# {03,XX} (as OpenSSL's client takes it); the records after it must carry
+# TLS 1.2's {03,03}.
+@case('client-server-hello-record-version-0x0301')
+def _(env):
+    run = echo_client(env)
+    run.srv.read_client_hello()
+    run.srv.flight(record_version=0x0301)
+    run.srv.complete()
+    client_echo_close(run, run.srv.read_data(len(MESSAGE)))
+
+
+@case('client-record-version-after-server-hello')
+def _(env):
+    run = echo_client(env)
+    srv = run.srv
+    srv.read_client_hello()
+    srv.send_hs(srv.server_hello())
+    srv.send_hs(t.handshake(t.CERTIFICATE, t.certificate_body(srv.cert_ders)), version=0x0301)
+    run.failed('protocol_version')
+
+
+# Issue 20 item 7, the client: the server's Finished cut into records of 1,
+# 2, 3 bytes (RFC 5246 §6.2.1), then the echo on the record layer.
+def split_finished_to_client(env, fragment):
+    run = echo_client(env)
+    run.srv.read_client_hello()
+    run.srv.flight()
+    run.srv.complete(finished_fragment=fragment)
+    client_echo_close(run, run.srv.read_data(len(MESSAGE)))
+
+
+for _n in (1, 2, 3, 5):
+    CASES['client-server-finished-in-%d-byte-records' % _n] = \
+        (lambda n: lambda e: split_finished_to_client(e, n))(_n)
+
+
+# Issue 20 item 9, the client: a ServerHello whose extensions block runs past
+# the message is decode_error even when its compression method is also wrong
+# (RFC 5246 §7.2.2).
+@case('client-server-hello-extensions-past-message-and-deflate')
+def _(env):
+    def sh(srv):
+        srv.s.server_random = t.random32()
+        exts = t.ext_renegotiation_info() + t.ext_ems()
+        return t.handshake(t.SERVER_HELLO, t.server_hello_body(
+            srv.s.server_random, t.ECDHE_ECDSA_AES128_GCM, compression=1,
+            raw_extensions=t.u16(len(exts) + 10) + exts))
+    client_refuses_flight(env, 'decode_error', sh)
 
 
 @case('client-ske-point-compressed')

@@ -156,23 +156,30 @@ def default_client_extensions(groups=(SECP256R1,), point_formats=(UNCOMPRESSED,)
 
 
 def client_hello_body(random, suites=(ECDHE_ECDSA_AES128_GCM,), compression=(0,),
-                      extensions=None, version=TLS12, session_id=b'', raw_suites=None):
+                      extensions=None, version=TLS12, session_id=b'', raw_suites=None,
+                      raw_extensions=None):
     """RFC 5246 §7.4.1.2 ClientHello. raw_suites replaces the whole
-    length-prefixed cipher_suites field (for malformed lengths)."""
+    length-prefixed cipher_suites field, raw_extensions the extensions block
+    (for malformed lengths)."""
     if extensions is None:
         extensions = default_client_extensions()
     suites_field = raw_suites if raw_suites is not None else vec16(u16_list(suites))
     body = u16(version) + random + vec8(session_id) + suites_field + vec8(bytes(compression))
-    if extensions is not False:
+    if raw_extensions is not None:
+        body += raw_extensions
+    elif extensions is not False:
         body += vec16(b''.join(extensions))
     return body
 
 
 def server_hello_body(random, suite, compression=0, extensions=(), version=TLS12,
-                      session_id=b''):
-    """RFC 5246 §7.4.1.3 ServerHello."""
+                      session_id=b'', raw_extensions=None):
+    """RFC 5246 §7.4.1.3 ServerHello; raw_extensions replaces the extensions
+    block."""
     body = u16(version) + random + vec8(session_id) + u16(suite) + u8(compression)
-    if extensions:
+    if raw_extensions is not None:
+        body += raw_extensions
+    elif extensions:
         body += vec16(b''.join(extensions))
     return body
 
@@ -498,12 +505,14 @@ class Endpoint:
         self.pending = []
         self.seen = []  # every record read, for failure messages
 
-    def send_hs(self, raw, fragment=MAX_FRAGMENT, transcript=True):
-        """Sends one or more handshake messages, fragment bytes per record."""
+    def send_hs(self, raw, fragment=MAX_FRAGMENT, transcript=True, version=TLS12):
+        """Sends one or more handshake messages, fragment bytes per record
+        (each record protected on its own once keys are on), in records of
+        the given version."""
         if transcript:
             self.s.add(raw)
         for i in range(0, len(raw), fragment):
-            self.conn.send(CT_HANDSHAKE, raw[i:i + fragment])
+            self.conn.send(CT_HANDSHAKE, raw[i:i + fragment], version)
 
     def next_record(self):
         r = self.conn.read_record()
@@ -526,10 +535,10 @@ class Endpoint:
         self.s.add(raw)
         return body, raw
 
-    def send_finished(self):
+    def send_finished(self, fragment=MAX_FRAGMENT):
         self.conn.send(CT_CCS, b'\x01')
         self.conn.start_tx(self.s.own_keys())
-        self.send_hs(handshake(FINISHED, self.s.finished(self.s.is_client)))
+        self.send_hs(handshake(FINISHED, self.s.finished(self.s.is_client)), fragment)
 
     def read_finished(self):
         ct, _, body = self.next_record()
@@ -569,10 +578,10 @@ class Client(Endpoint):
         self.share = KeyShare(group)
         self.flight = {}
 
-    def hello(self, fragment=MAX_FRAGMENT, **fields):
+    def hello(self, fragment=MAX_FRAGMENT, record_version=TLS12, **fields):
         self.s.client_random = random32()
         raw = handshake(CLIENT_HELLO, client_hello_body(self.s.client_random, **fields))
-        self.send_hs(raw, fragment)
+        self.send_hs(raw, fragment, version=record_version)
         return raw
 
     def read_flight(self):
@@ -596,10 +605,10 @@ class Client(Endpoint):
         if point is None:
             self.s.derive(self.share.shared(server_point))
 
-    def complete(self):
+    def complete(self, finished_fragment=MAX_FRAGMENT):
         """ClientKeyExchange through the server's Finished."""
         self.key_exchange()
-        self.send_finished()
+        self.send_finished(finished_fragment)
         self.read_finished()
 
     def handshake(self, **hello_fields):
@@ -646,19 +655,21 @@ class Server(Endpoint):
         sig = sign_ecdsa(self.key, self.s.client_random + self.s.server_random + params)
         return handshake(SERVER_KEY_EXCHANGE, params + u16(SIG_ECDSA_SHA256) + vec16(sig))
 
-    def flight(self, server_hello=None, ske_point=None):
-        """ServerHello, Certificate, ServerKeyExchange, ServerHelloDone as one write."""
+    def flight(self, server_hello=None, ske_point=None, record_version=TLS12):
+        """ServerHello, Certificate, ServerKeyExchange, ServerHelloDone as one
+        write, in records of record_version."""
         sh = server_hello if server_hello is not None else self.server_hello()
         self.send_hs(sh + handshake(CERTIFICATE, certificate_body(self.cert_ders))
-                     + self.server_key_exchange(ske_point) + handshake(SERVER_HELLO_DONE, b''))
+                     + self.server_key_exchange(ske_point) + handshake(SERVER_HELLO_DONE, b''),
+                     version=record_version)
 
-    def complete(self):
+    def complete(self, finished_fragment=MAX_FRAGMENT):
         """The client's ClientKeyExchange, CCS and Finished, then ours."""
         body, _ = self.read_hs(CLIENT_KEY_EXCHANGE)
         check(len(body) >= 1 and body[0] == len(body) - 1, 'malformed ClientKeyExchange')
         self.s.derive(self.share.shared(body[1:]))
         self.read_finished()
-        self.send_finished()
+        self.send_finished(finished_fragment)
 
     def handshake(self):
         self.read_client_hello()
