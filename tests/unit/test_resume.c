@@ -107,18 +107,33 @@ static void test_cache_bytes_and_time(void **state)
 	sotls_session_cache_free(c);
 }
 
-/* Eight threads putting and getting at once (run under TSan/ASan by the
- * sanitizer suite). */
+/* Eight threads putting and getting at once (run under ASan by the
+ * sanitizer suite). Each session's bytes name its ID, so a get that
+ * returns another entry's bytes, a torn copy or a wrong length is seen;
+ * a miss is allowed only because the others evict (3000 IDs, 2000 slots). */
 static void *cache_worker(void *arg)
 {
 	struct sotls_session_cache *c = arg;
-	uint8_t id[32], data[64] = {1}, buf[64];
-	for (unsigned i = 0; i < 20000; i++) {
-		id_of(id, i % 3000);
+	uint8_t id[32], data[64], buf[80];
+	unsigned *hits = calloc(1, sizeof(*hits));
+	for (unsigned i = 0; i < 20000 && hits != NULL; i++) {
+		unsigned k = i % 3000;
+		id_of(id, k);
+		for (size_t j = 0; j < sizeof(data); j++)
+			data[j] = (uint8_t)(k * 7 + j);
 		sotls_session_cache_put(c, id, 32, data, sizeof(data), 3600);
-		(void)sotls_session_cache_get(c, id, 32, buf, sizeof(buf));
+		memset(buf, 0xee, sizeof(buf));
+		ssize_t n = sotls_session_cache_get(c, id, 32, buf, sizeof(buf));
+		if (n == 0)
+			continue;
+		if (n != (ssize_t)sizeof(data) || memcmp(buf, data, sizeof(data)) != 0 ||
+		    buf[sizeof(data)] != 0xee) {
+			free(hits);
+			return NULL; /* a wrong answer: the joiner sees NULL */
+		}
+		(*hits)++;
 	}
-	return NULL;
+	return hits;
 }
 
 static void test_cache_threads(void **state)
@@ -128,8 +143,17 @@ static void test_cache_threads(void **state)
 	pthread_t t[8];
 	for (int i = 0; i < 8; i++)
 		assert_int_equal(pthread_create(&t[i], NULL, cache_worker, c), 0);
-	for (int i = 0; i < 8; i++)
-		pthread_join(t[i], NULL);
+	unsigned hits = 0;
+	for (int i = 0; i < 8; i++) {
+		unsigned *h;
+		pthread_join(t[i], (void **)&h);
+		assert_non_null(h); /* every get answered right */
+		hits += *h;
+		free(h);
+	}
+	/* A put followed at once by a get of the same ID finds it nearly
+	 * always; a cache that never returned anything would pass the above. */
+	assert_true(hits > 8 * 20000 / 2);
 	size_t n, bytes;
 	sotls_session_cache_usage(c, &n, &bytes);
 	assert_true(n <= 2000 && bytes == n * 64);
