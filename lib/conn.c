@@ -25,6 +25,9 @@ enum conn_state {
 	CONN_FAILED,	/* a fatal error; err says which */
 };
 
+/* No alert is 255 (IANA's TLS Alerts registry assigns 0-120 at most). */
+#define NO_HS_ALERT 255
+
 struct sotls_conn {
 	struct sotls_config *cfg;
 	int fd;
@@ -54,6 +57,10 @@ struct sotls_conn {
 	int cert_index;
 	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
 	uint8_t resumed;       /* enum sotls_resumption */
+	/* The fatal alert the peer ended the handshake with (sotls_info's
+	 * peer_alert before there are records), NO_HS_ALERT if none: one byte
+	 * in what was padding, as alerts are (RFC 5246 §7.2). */
+	uint8_t hs_alert;
 	struct conn_session *session; /* NULL: nothing to offer, export or forget */
 };
 
@@ -118,6 +125,7 @@ SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn
 	c->fd = fd;
 	c->state = CONN_NEW;
 	c->cert_index = -1;
+	c->hs_alert = NO_HS_ALERT;
 	*out = c;
 	return 0;
 }
@@ -267,6 +275,8 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 	if (rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE || rc == SOTLS_WANT_PRIVATE_KEY)
 		return rc;
 	/* Done either way: mbedTLS's state and secrets go now. */
+	int hs_alert = sotls_hs_peer_alert(c->hs);
+	c->hs_alert = hs_alert >= 0 && hs_alert < NO_HS_ALERT ? (uint8_t)hs_alert : NO_HS_ALERT;
 	sotls_hs_free(c->hs);
 	c->hs = NULL;
 	if (rc != 0) {
@@ -544,7 +554,7 @@ static void info_fill(const struct sotls_conn *c, struct sotls_info *info)
 	info->tx_reason = "";
 	info->rx_reason = "";
 	info->aead_impl = "";
-	info->peer_alert = -1;
+	info->peer_alert = c->hs_alert == NO_HS_ALERT ? -1 : c->hs_alert;
 	info->sendfile_path = sotls_io_path(c->io);
 	info->sendfile_reason = sotls_io_reason(c->io);
 	info->sendfile_buffer_bytes = sotls_io_buffer_bytes(c->io);

@@ -285,6 +285,10 @@ const struct sotls_peer *sotls_hs_peer(const struct sotls_hs *hs);
 int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail,
 		  size_t detail_len, int *sys_errno);
 
+/* After a failed step: the fatal alert the peer sent, or -1 (sotls_info's
+ * peer_alert for a handshake the peer ended). */
+int sotls_hs_peer_alert(const struct sotls_hs *hs);
+
 /* Client, after sotls_hs_new: offers the session in state (see
  * sotls_conn_set_session); one that does not qualify is not offered.
  * Returns 0 or SOTLS_ERR_OUT_OF_MEMORY / SOTLS_ERR_INTERNAL. */

@@ -137,6 +137,7 @@ int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, struct sotls_c
 	hs->fd = fd;
 	hs->server = cfg->role == SOTLS_ROLE_SERVER;
 	hs->fail_alert = -1;
+	hs->peer_alert = -1;
 	hs->cert_index = hs->server ? 0 : -1;
 	mbedtls_ssl_init(&hs->ssl);
 
@@ -380,4 +381,9 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 	res->peer = hs->peer;
 	hs->peer = NULL;
 	return 0;
+}
+
+int sotls_hs_peer_alert(const struct sotls_hs *hs)
+{
+	return hs->peer_alert;
 }

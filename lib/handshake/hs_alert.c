@@ -111,8 +111,11 @@ int sotls_hs_map_error(struct sotls_hs *hs, int mrc, int *alert, char *detail, s
 		int desc = hs->ssl.MBEDTLS_PRIVATE(in_msg) != NULL
 				   ? hs->ssl.MBEDTLS_PRIVATE(in_msg)[1]
 				   : -1;
-		snprintf(detail, len, "the peer sent fatal alert %s (%d)%s", sotls_alert_name(desc),
-			 desc, desc == 40 ? ": probably no cipher suite in common" : "");
+		hs->peer_alert = desc;
+		/* sotls_strerror says "the peer sent a fatal alert": the detail
+		 * says which, without saying that again. */
+		snprintf(detail, len, "%s (%d) during the handshake%s", sotls_alert_name(desc), desc,
+			 desc == 40 ? ": probably no cipher suite in common" : "");
 		return desc == 70 ? SOTLS_ERR_PROTOCOL_VERSION : SOTLS_ERR_PEER_ALERT;
 	}
 	case MBEDTLS_ERR_SSL_ALLOC_FAILED:

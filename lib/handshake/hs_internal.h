@@ -98,6 +98,8 @@ struct sotls_hs {
 	/* A failure sotls found itself; fail_alert < 0: none to send. */
 	int fail_err;
 	int fail_alert;
+	/* The fatal alert the peer ended the handshake with, or -1. */
+	int peer_alert;
 	char fail_detail[160];
 
 	/* What mbedTLS 3.6 cannot take in a ClientHello, it is shown
