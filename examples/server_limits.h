@@ -85,6 +85,13 @@ int64_t limits_now_ms(void);
  * forever. Returns 0, or -1 with errno. */
 int limits_prepare_socket(int fd, int send_ms);
 
+/* Waits until fd is ready for what rc (SOTLS_WANT_READ / _WRITE) asks, or
+ * deadline (limits_now_ms time) passes: 0, LIMIT_EXPIRED or
+ * SOTLS_ERR_SYSCALL. A socket error counts as ready: the next call on fd
+ * reports it. For any descriptor, not only a sotls connection's (the
+ * keyless server waits on its key server with it). */
+int limits_wait(int fd, int rc, int64_t deadline);
+
 /* sotls_handshake until done, a failure, or deadline (limits_now_ms time):
  * 0, a sotls error, or LIMIT_EXPIRED. */
 int limits_handshake(struct sotls_conn *c, int fd, int64_t deadline);
