@@ -186,11 +186,11 @@ def ks_connect(sock):
 def ks_ask(c, req_id, sigalg, digest):
     """One request on the key server's wire (keyless_wire.h): (status, body),
     or None if the key server closed the connection instead of answering."""
-    c.send(struct.pack('>IHB', req_id, sigalg, len(digest)) + digest)
     try:
+        c.send(struct.pack('>IHB', req_id, sigalg, len(digest)) + digest)
         resp = c.recv(2048)
-    except ConnectionResetError:
-        return None
+    except (BrokenPipeError, ConnectionResetError):
+        return None  # closed on before or after the request
     if resp == b'':
         return None
     check(len(resp) >= 5 and struct.unpack('>I', resp[:4])[0] == req_id,
