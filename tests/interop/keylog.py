@@ -235,16 +235,7 @@ def main():
     ap.add_argument('--in-netns', action='store_true')
     a = ap.parse_args()
     if a.name != 'tshark':
-        ok = False
-        try:
-            server_keylog(a, a.name)
-            ok = True
-        except Fail as e:
-            print('FAIL: %s' % e)
-        except Exception as e:  # noqa: BLE001 - report anything as a failure
-            print('FAIL: %r' % e)
-        print('1 passed, 0 failed' if ok else '0 passed, 1 failed')
-        return 0 if ok else 1
+        return report(server_keylog, a, a.name)
     if a.echo_client is None:
         ap.error('the tshark test needs --echo-client')
     if not a.in_netns:
@@ -256,9 +247,14 @@ def main():
                 print('FAIL: %s is missing (scripts/setup.sh installs tshark)' % tool)
                 return 1
         return subprocess.run(['unshare', '-n', sys.executable, *sys.argv, '--in-netns']).returncode
+    return report(in_netns, a)
+
+
+def report(test, *args):
+    """Runs test(*args), prints the plain summary line; the exit status."""
     ok = False
     try:
-        in_netns(a)
+        test(*args)
         ok = True
     except Fail as e:
         print('FAIL: %s' % e)
