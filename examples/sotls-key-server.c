@@ -181,7 +181,11 @@ static void serve(void *arg)
 	unsigned char req[KEYLESS_REQ_HEAD + KEYLESS_MAX_DIGEST + 1];
 	unsigned char resp[KEYLESS_RESP_HEAD + KEYLESS_MAX_SIG];
 
-	while (peer_allowed(fd)) {
+	if (!peer_allowed(fd)) {
+		close(fd);
+		return;
+	}
+	for (;;) {
 		int rc = limits_wait(fd, SOTLS_WANT_READ, limits_now_ms() + g_limits.idle_ms);
 		if (rc != 0) {
 			fprintf(stderr, "sotls-key-server: a client: %s%s\n", limits_strerror(rc),
