@@ -2,6 +2,7 @@
 
 #include "help_text.h"
 #include "parse_number.h"
+#include "server_setup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,8 +10,10 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 static const struct {
 	unsigned bit;
@@ -284,4 +287,20 @@ int conn_slots_spawn(struct conn_slots *s, void (*serve)(void *), void *arg)
 		conn_slots_give(s);
 	}
 	return rc;
+}
+
+int conn_slots_serve_fds(struct conn_slots *s, int ls, void (*serve)(void *), const char *who)
+{
+	for (;;) {
+		conn_slots_take(s);
+		int fd = accept_client(ls, NULL, NULL);
+		if (fd < 0) {
+			fprintf(stderr, "%s: accept: %s\n", who, strerror(errno));
+			return -1;
+		}
+		if (conn_slots_spawn(s, serve, (void *)(intptr_t)fd) != 0) {
+			fprintf(stderr, "%s: no thread for a client\n", who);
+			close(fd);
+		}
+	}
 }

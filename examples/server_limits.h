@@ -136,4 +136,10 @@ void conn_slots_give(struct conn_slots *s);
  * given back, arg is the caller's to free). */
 int conn_slots_spawn(struct conn_slots *s, void (*serve)(void *), void *arg);
 
+/* Accepts the clients of the blocking listening socket ls for ever (at
+ * most s->max at once), each on a detached thread as serve((void
+ * *)(intptr_t)fd), which closes fd. Returns -1 (with errno, the message on
+ * stderr after who) only when accept fails for good. */
+int conn_slots_serve_fds(struct conn_slots *s, int ls, void (*serve)(void *), const char *who);
+
 #endif

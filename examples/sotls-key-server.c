@@ -36,7 +36,6 @@
 #include "keyless_wire.h"
 #include "parse_number.h"
 #include "server_limits.h"
-#include "server_setup.h"
 
 #define KEY_LIMITS (LIMIT_MAX_CONNS | LIMIT_IDLE | LIMIT_SEND)
 
@@ -181,7 +180,9 @@ static void serve(void *arg)
 	unsigned char req[KEYLESS_REQ_HEAD + KEYLESS_MAX_DIGEST + 1];
 	unsigned char resp[KEYLESS_RESP_HEAD + KEYLESS_MAX_SIG];
 
-	if (!peer_allowed(fd)) {
+	/* Non-blocking: each wait is limits_wait's, bounded by a limit. */
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0 || !peer_allowed(fd)) {
 		close(fd);
 		return;
 	}
@@ -299,24 +300,6 @@ int main(int argc, char **argv)
 	printf("sotls-key-server: ready on %s (mode 0600, uid %u served)\n", sock_path,
 	       (unsigned)g_allow_uid);
 	conn_slots_init(&g_slots, g_limits.max_conns);
-	for (;;) {
-		conn_slots_take(&g_slots);
-		int fd = accept_client(ls, NULL, NULL);
-		if (fd < 0) {
-			perror("sotls-key-server: accept");
-			return 1;
-		}
-		/* Non-blocking: each wait is limits_wait's, bounded by a limit. */
-		int fl = fcntl(fd, F_GETFL);
-		if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) != 0) {
-			perror("sotls-key-server: O_NONBLOCK");
-			close(fd);
-			conn_slots_give(&g_slots);
-			continue;
-		}
-		if (conn_slots_spawn(&g_slots, serve, (void *)(intptr_t)fd) != 0) {
-			fprintf(stderr, "sotls-key-server: no thread for a client\n");
-			close(fd);
-		}
-	}
+	conn_slots_serve_fds(&g_slots, ls, serve, "sotls-key-server");
+	return 1;
 }

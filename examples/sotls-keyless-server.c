@@ -309,16 +309,6 @@ int main(int argc, char **argv)
 		return rc == 0 ? 0 : 1;
 	}
 	conn_slots_init(&g_slots, g_limits.max_conns);
-	for (;;) {
-		conn_slots_take(&g_slots);
-		int fd = accept_client(ls, NULL, NULL);
-		if (fd < 0) {
-			perror("sotls-keyless-server: accept");
-			return 1;
-		}
-		if (conn_slots_spawn(&g_slots, client_thread, (void *)(intptr_t)fd) != 0) {
-			fprintf(stderr, "sotls-keyless-server: no thread for a client\n");
-			close(fd);
-		}
-	}
+	conn_slots_serve_fds(&g_slots, ls, client_thread, "sotls-keyless-server");
+	return 1;
 }
