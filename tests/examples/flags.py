@@ -18,15 +18,20 @@ import subprocess
 import sys
 import tempfile
 
-WHOLE = ['abc', '12abc', ' 5', '0x10', '1e3', '', '99999999999999999999999']
+# What atoi/strtol/strtod take in part or whole and a strict parser must not.
+# Each program's --port and one seconds flag get them all; the other flags,
+# which share their parser, a few (the ASan build runs each as a process).
+WHOLE = ['abc', '12abc', ' 5', '0x10', '', '99999999999999999999999']
 NEG = WHOLE + ['-1']
-SECONDS = ['abc', '1s', ' 1', '0x10', '1e3', 'inf', 'nan', '-1', '', '+1', '1..5', '.']
+SECONDS = ['abc', '1s', ' 1', '0x10', '1e3', 'inf', '-1', '']
 PORT = NEG + ['65536']
+FEW = ['abc', '5x', '', '-1']
+FEW_SECONDS = FEW + ['1e3']
 
-LIMIT_FLAGS = {'max-conns': NEG + ['0'], 'handshake-timeout': SECONDS,
-               'idle-timeout': SECONDS, 'header-timeout': SECONDS,
-               'send-timeout': SECONDS, 'event-budget': NEG + ['0']}
-RESUME_FLAGS = {'ticket-lifetime': NEG + ['0'], 'session-cache': NEG}
+LIMIT_FLAGS = {'max-conns': FEW + ['0'], 'handshake-timeout': SECONDS,
+               'idle-timeout': FEW_SECONDS, 'header-timeout': FEW_SECONDS,
+               'send-timeout': FEW_SECONDS, 'event-budget': FEW + ['0']}
+RESUME_FLAGS = {'ticket-lifetime': FEW + ['0'], 'session-cache': FEW}
 
 
 def limits(*names):
@@ -51,24 +56,24 @@ def programs(a, d):
          ['--cert', key, '--key-socket', os.path.join(d, 'ks')],
          {'port': PORT, **limits('max-conns', 'handshake-timeout', 'send-timeout')}),
         (os.path.join(ex, 'sotls-key-server'), ['--key', key, '--socket', os.path.join(d, 'ks')],
-         {'allow-uid': NEG + ['4294967295'], **limits('max-conns', 'idle-timeout',
-                                                      'send-timeout')}),
+         {'allow-uid': NEG + ['4294967295'], **limits('max-conns', 'send-timeout'),
+          'idle-timeout': SECONDS}),
         (os.path.join(ex, 'sotls-echo-client'), ['--insecure'],
          {'port': PORT + ['0'], 'bytes': NEG + ['0', '5T', 'k', '-1k'],
-          'max-frag-len': NEG}),
+          'max-frag-len': FEW}),
         (os.path.join(ex, 'sotls-loadgen'), [],
-         {'port': PORT + ['0'], 'conns': NEG + ['0'], 'seconds': SECONDS + ['0'],
-          'max-msg': NEG + ['0', '65537'], 'server-pid': NEG + ['0'], 'stalled': NEG,
-          'slowloris': NEG, 'interval': SECONDS + ['0'], 'honest': NEG,
-          'honest-max': SECONDS + ['0'], 'expect-drop': SECONDS + ['0'],
-          'drop-slack': SECONDS}),
+         {'port': PORT + ['0'], 'conns': FEW + ['0'], 'seconds': SECONDS + ['0'],
+          'max-msg': FEW + ['0', '65537'], 'server-pid': FEW + ['0'], 'stalled': FEW,
+          'slowloris': FEW, 'interval': FEW_SECONDS + ['0'], 'honest': FEW,
+          'honest-max': FEW_SECONDS + ['0'], 'expect-drop': FEW_SECONDS + ['0'],
+          'drop-slack': FEW_SECONDS}),
     ]
 
 
 def ticket_keys(a, d):
     tool = os.path.join(a.bin_dir, 'examples', 'sotls-ticket-keys')
     f = os.path.join(d, 'keys')
-    return [(tool, ['rotate', '--' + flag], [f], {flag: NEG})
+    return [(tool, ['rotate', '--' + flag], [f], {flag: FEW})
             for flag in ('keys', 'period', 'lifetime', 'delay', 'keep', 'now')]
 
 
