@@ -5,7 +5,10 @@
  * holds only the certificate and asks for ServerKeyExchange signatures.
  *   request:  id (4 bytes, big-endian), sigalg (2, the TLS 1.2
  *             SignatureAndHashAlgorithm), digest length (1), digest
- *   response: id (4), status (1: 0 signed, 1 refused), signature
+ *   response: id (4), status (1: 0 signed, 1 refused), then the signature,
+ *             or for a refusal why, in text (no NUL)
+ * The key server signs only a digest exactly as long as the hash the
+ * sigalg names (32, 48 or 64 bytes), and serves only the uid it allows.
  * The id lets the TLS server drop the answer to a request it gave up on
  * (a connection freed while its signature was pending).
  */

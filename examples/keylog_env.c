@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,10 @@ int keylog_from_env(struct sotls_config *cfg)
 	const char *path = getenv("SSLKEYLOGFILE");
 	if (path == NULL || path[0] == '\0')
 		return 0;
-	if (g_fd < 0)
+	/* A server that builds a new configuration (the HTTPS server on
+	 * SIGHUP) calls this again: same file, one notice. */
+	bool first = g_fd < 0;
+	if (first)
 		g_fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (g_fd < 0) {
 		fprintf(stderr, "SSLKEYLOGFILE %s: %s\n", path, strerror(errno));
@@ -43,6 +47,7 @@ int keylog_from_env(struct sotls_config *cfg)
 		fprintf(stderr, "SSLKEYLOGFILE: %s\n", sotls_strerror(rc));
 		return -1;
 	}
-	fprintf(stderr, "SSLKEYLOGFILE: logging TLS secrets to %s (debugging only)\n", path);
+	if (first)
+		fprintf(stderr, "SSLKEYLOGFILE: logging TLS secrets to %s (debugging only)\n", path);
 	return 0;
 }

@@ -2,6 +2,7 @@
 
 #include "help_text.h"
 #include "parse_number.h"
+#include "server_setup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,8 +10,10 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 static const struct {
 	unsigned bit;
@@ -36,9 +39,8 @@ static const struct server_limits k_default = SERVER_LIMITS_DEFAULT;
 /* A timeout flag: seconds, 1 ms to a day. */
 static int parse_seconds(const char *arg, int *ms)
 {
-	char *end;
-	double s = strtod(arg, &end);
-	if (end == arg || *end != '\0' || !(s >= 0.001 && s <= 86400))
+	double s;
+	if (!parse_decimal(arg, 0.001, 86400, &s))
 		return -1;
 	*ms = (int)(s * 1000 + 0.5);
 	return 0;
@@ -122,9 +124,7 @@ int limits_prepare_socket(int fd, int send_ms)
 	return setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof(uto));
 }
 
-/* Waits until fd is ready for what rc (SOTLS_WANT_READ / _WRITE) asks, or
- * the deadline passes. A socket error counts as ready: sotls reports it. */
-static int wait_ready(int fd, int rc, int64_t deadline)
+int limits_wait(int fd, int rc, int64_t deadline)
 {
 	struct pollfd p = {.fd = fd, .events = rc == SOTLS_WANT_WRITE ? POLLOUT : POLLIN};
 	for (;;) {
@@ -150,7 +150,7 @@ int limits_handshake(struct sotls_conn *c, int fd, int64_t deadline)
 		int rc = sotls_handshake(c);
 		if (!wants_io(rc))
 			return rc;
-		if ((rc = wait_ready(fd, rc, deadline)) != 0)
+		if ((rc = limits_wait(fd, rc, deadline)) != 0)
 			return rc;
 	}
 }
@@ -161,7 +161,7 @@ ssize_t limits_recv(struct sotls_conn *c, int fd, void *buf, size_t len, int64_t
 		ssize_t n = sotls_recv(c, buf, len);
 		if (!wants_io(n))
 			return n;
-		int rc = wait_ready(fd, (int)n, deadline);
+		int rc = limits_wait(fd, (int)n, deadline);
 		if (rc != 0)
 			return rc;
 	}
@@ -182,7 +182,7 @@ int limits_send_all(struct sotls_conn *c, int fd, const void *p, size_t n, int s
 		}
 		if (!wants_io(k))
 			return (int)k;
-		int rc = wait_ready(fd, (int)k, limits_now_ms() + send_ms);
+		int rc = limits_wait(fd, (int)k, limits_now_ms() + send_ms);
 		if (rc != 0)
 			return rc;
 	}
@@ -202,7 +202,7 @@ ssize_t limits_sendfile(struct sotls_conn *c, int fd, int file_fd, off_t *off, s
 		}
 		if (!wants_io(k))
 			return k;
-		int rc = wait_ready(fd, (int)k, limits_now_ms() + send_ms);
+		int rc = limits_wait(fd, (int)k, limits_now_ms() + send_ms);
 		if (rc != 0)
 			return rc;
 	}
@@ -219,7 +219,7 @@ int limits_shutdown(struct sotls_conn *c, int fd, int send_ms)
 		int rc = sotls_shutdown(c);
 		if (!wants_io(rc))
 			return rc;
-		if ((rc = wait_ready(fd, rc, deadline)) != 0)
+		if ((rc = limits_wait(fd, rc, deadline)) != 0)
 			return rc;
 	}
 }
@@ -287,4 +287,20 @@ int conn_slots_spawn(struct conn_slots *s, void (*serve)(void *), void *arg)
 		conn_slots_give(s);
 	}
 	return rc;
+}
+
+int conn_slots_serve_fds(struct conn_slots *s, int ls, void (*serve)(void *), const char *who)
+{
+	for (;;) {
+		conn_slots_take(s);
+		int fd = accept_client(ls, NULL, NULL);
+		if (fd < 0) {
+			fprintf(stderr, "%s: accept: %s\n", who, strerror(errno));
+			return -1;
+		}
+		if (conn_slots_spawn(s, serve, (void *)(intptr_t)fd) != 0) {
+			fprintf(stderr, "%s: no thread for a client\n", who);
+			close(fd);
+		}
+	}
 }

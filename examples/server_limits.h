@@ -85,6 +85,13 @@ int64_t limits_now_ms(void);
  * forever. Returns 0, or -1 with errno. */
 int limits_prepare_socket(int fd, int send_ms);
 
+/* Waits until fd is ready for what rc (SOTLS_WANT_READ / _WRITE) asks, or
+ * deadline (limits_now_ms time) passes: 0, LIMIT_EXPIRED or
+ * SOTLS_ERR_SYSCALL. A socket error counts as ready: the next call on fd
+ * reports it. For any descriptor, not only a sotls connection's (the
+ * keyless server waits on its key server with it). */
+int limits_wait(int fd, int rc, int64_t deadline);
+
 /* sotls_handshake until done, a failure, or deadline (limits_now_ms time):
  * 0, a sotls error, or LIMIT_EXPIRED. */
 int limits_handshake(struct sotls_conn *c, int fd, int64_t deadline);
@@ -128,5 +135,11 @@ void conn_slots_give(struct conn_slots *s);
  * slot back when serve returns. Returns 0, or -1 (no thread; the slot is
  * given back, arg is the caller's to free). */
 int conn_slots_spawn(struct conn_slots *s, void (*serve)(void *), void *arg);
+
+/* Accepts the clients of the blocking listening socket ls for ever (at
+ * most s->max at once), each on a detached thread as serve((void
+ * *)(intptr_t)fd), which closes fd. Returns -1 (with errno, the message on
+ * stderr after who) only when accept fails for good. */
+int conn_slots_serve_fds(struct conn_slots *s, int ls, void (*serve)(void *), const char *who);
 
 #endif

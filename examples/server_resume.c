@@ -17,31 +17,20 @@
  * at most (RFC 8446 §4.6.1), a sane bound for a hint to clients. */
 #define MAX_TICKET_LIFETIME 604800L
 
-static int parse_flag(const char *flag, const char *arg, long min, long max, long *v)
-{
-	long long n;
-	if (!parse_number(arg, min, max, &n)) {
-		fprintf(stderr, "--%s %s: a whole number from %ld to %ld\n", flag, arg, min, max);
-		return -1;
-	}
-	*v = (long)n;
-	return 0;
-}
-
 int server_resume_option(struct server_resume *r, int opt, const char *arg)
 {
-	long v;
+	long long v;
 	switch (opt) {
 	case RESUME_OPT_TICKET_KEY_FILE: r->ticket_key_file = arg; return 1;
 	case RESUME_OPT_NO_TICKETS: r->no_tickets = true; return 1;
 	case RESUME_OPT_SESSION_STORE: r->store_path = arg; return 1;
 	case RESUME_OPT_TICKET_LIFETIME:
-		if (parse_flag("ticket-lifetime", arg, 1, MAX_TICKET_LIFETIME, &v) != 0)
+		if (!parse_number_flag("ticket-lifetime", arg, 1, MAX_TICKET_LIFETIME, &v))
 			return -1;
 		r->ticket_lifetime = (unsigned)v;
 		return 1;
 	case RESUME_OPT_SESSION_CACHE:
-		if (parse_flag("session-cache", arg, 0, MAX_CACHE_SESSIONS, &v) != 0)
+		if (!parse_number_flag("session-cache", arg, 0, MAX_CACHE_SESSIONS, &v))
 			return -1;
 		r->cache_set = true;
 		r->cache_sessions = (size_t)v;

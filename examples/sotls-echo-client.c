@@ -26,6 +26,7 @@
 #include <fcntl.h>
 
 #include "keylog_env.h"
+#include "parse_number.h"
 #include "resumed_name.h"
 #include "secret_file.h"
 #include "sotls.h"
@@ -328,21 +329,25 @@ static int save_session(struct sotls_conn *c, const char *path)
 	return rc;
 }
 
+/* --bytes: a whole number, 1 to 2^50, with an optional K, M or G. */
 static int parse_size(const char *s, unsigned long long *out)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
+	char digits[24];
+	size_t n = strlen(s);
+	unsigned shift = 0;
+	switch (n > 0 ? s[n - 1] : '\0') {
+	case 'k': case 'K': shift = 10; n--; break;
+	case 'm': case 'M': shift = 20; n--; break;
+	case 'g': case 'G': shift = 30; n--; break;
 	}
-	if (*end != '\0')
+	long long v;
+	if (n == 0 || n >= sizeof(digits))
 		return -1;
-	*out = v;
+	memcpy(digits, s, n);
+	digits[n] = '\0';
+	if (!parse_number(digits, 1, (1LL << 50) >> shift, &v))
+		return -1;
+	*out = (unsigned long long)v << shift;
 	return 0;
 }
 
@@ -365,20 +370,27 @@ int main(int argc, char **argv)
 	int insecure = 0, no_name_check = 0, opt, have_bytes = 0, no_tickets = 0;
 	unsigned max_frag = 0;
 	unsigned long long bytes = 0;
+	long long num;
 	enum sotls_ktls_policy ktls = SOTLS_KTLS_AUTO;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'H': host = optarg; break;
-		case 'p': port = optarg; break;
+		case 'p':
+			/* A number, not a service name getaddrinfo would look up. */
+			if (!parse_number_flag("port", optarg, 1, 65535, &num))
+				return 2;
+			port = optarg;
+			break;
 		case 'a': ca = optarg; break;
 		case 'i': insecure = 1; break;
 		case 'N': no_name_check = 1; break;
 		case 'n': sni = optarg; break;
 		case 's': cipher = optarg; break;
 		case 'b':
-			if (parse_size(optarg, &bytes) != 0 || bytes == 0) {
-				fprintf(stderr, "--bytes: a positive count\n");
+			if (parse_size(optarg, &bytes) != 0) {
+				fprintf(stderr, "--bytes %s: a whole number from 1, K, M or G after it\n",
+					optarg);
 				return 2;
 			}
 			have_bytes = 1;
@@ -395,7 +407,12 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'm': max_frag = (unsigned)strtoul(optarg, NULL, 10); break;
+		case 'm':
+			/* sotls says which lengths RFC 6066 has. */
+			if (!parse_number_flag("max-frag-len", optarg, 0, 65535, &num))
+				return 2;
+			max_frag = (unsigned)num;
+			break;
 		case 'O': sess_out = optarg; break;
 		case 'I': sess_in = optarg; break;
 		case 'T': no_tickets = 1; break;

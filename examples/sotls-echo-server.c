@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "keylog_env.h"
+#include "parse_number.h"
 #include "resumed_name.h"
 #include "server_limits.h"
 #include "server_resume.h"
@@ -164,7 +165,8 @@ int main(int argc, char **argv)
 	};
 	const char *bind_addr = "127.0.0.1", *cert = NULL, *key = NULL, *cipher = NULL;
 	const char *port_file = NULL;
-	int port = 4433, once = 0, opt;
+	long long port = 4433;
+	int once = 0, opt;
 	enum sotls_ktls_policy ktls = SOTLS_KTLS_AUTO;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -177,7 +179,10 @@ int main(int argc, char **argv)
 			continue;
 		}
 		switch (opt) {
-		case 'p': port = atoi(optarg); break;
+		case 'p':
+			if (!parse_number_flag("port", optarg, 0, 65535, &port))
+				return 2;
+			break;
 		case 'b': bind_addr = optarg; break;
 		case 'c': cert = optarg; break;
 		case 'k': key = optarg; break;
@@ -195,7 +200,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc || (cert == NULL) != (key == NULL) || port < 0 || port > 65535) {
+	if (optind != argc || (cert == NULL) != (key == NULL)) {
 		usage(stderr);
 		return 2;
 	}
@@ -221,19 +226,20 @@ int main(int argc, char **argv)
 	if (server_resume_apply(g_cfg, &g_resume) != 0)
 		return 1;
 
-	int ls = listen_tcp4(bind_addr, port, 0, 64, &port);
+	int bound;
+	int ls = listen_tcp4(bind_addr, (int)port, 0, 64, &bound);
 	if (ls == LISTEN_BAD_ADDRESS) {
 		fprintf(stderr, "bad --bind address %s\n", bind_addr);
 		return 2;
 	}
 	if (ls < 0) {
-		fprintf(stderr, "listen on %s:%d: %s\n", bind_addr, port, strerror(errno));
+		fprintf(stderr, "listen on %s:%lld: %s\n", bind_addr, port, strerror(errno));
 		return 1;
 	}
 	if (g_verbose)
-		printf("listening on %s:%d\n", bind_addr, port);
+		printf("listening on %s:%d\n", bind_addr, bound);
 	fflush(stdout);
-	if (port_file != NULL && write_port_file(port_file, port) != 0) {
+	if (port_file != NULL && write_port_file(port_file, bound) != 0) {
 		fprintf(stderr, "--port-file %s: %s\n", port_file, strerror(errno));
 		return 1;
 	}

@@ -40,6 +40,7 @@
 #include "proc_status.h"
 #include "server_limits.h"
 #include "keylog_env.h"
+#include "parse_number.h"
 #include "server_resume.h"
 #include "server_setup.h"
 #include "sotls.h"
@@ -343,7 +344,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	int port = 4433;
+	long long port = 4433;
 	const char *port_file = NULL, *cipher = NULL;
 	bool allow_errors = false;
 	static const struct option opts[] = {
@@ -363,7 +364,10 @@ int main(int argc, char **argv)
 			continue;
 		}
 		switch (opt) {
-		case 'p': port = atoi(optarg); break;
+		case 'p':
+			if (!parse_number_flag("port", optarg, 0, 65535, &port))
+				return 2;
+			break;
 		case 'f': port_file = optarg; break;
 		case 'c': cipher = optarg; break;
 		case 'e': allow_errors = true; break;
@@ -400,7 +404,8 @@ int main(int argc, char **argv)
 	if (server_resume_apply(g_cfg, &g_resume) != 0)
 		return 1;
 
-	int lfd = listen_tcp4("127.0.0.1", port, SOCK_NONBLOCK, 4096, &port);
+	int bound;
+	int lfd = listen_tcp4("127.0.0.1", (int)port, SOCK_NONBLOCK, 4096, &bound);
 	if (lfd < 0) {
 		perror("listen");
 		return 1;
@@ -409,11 +414,11 @@ int main(int argc, char **argv)
 	g_listen_fd = lfd;
 	g_accept_paused = true;
 	set_accepting(true);
-	if (port_file != NULL && write_port_file(port_file, port) != 0) {
+	if (port_file != NULL && write_port_file(port_file, bound) != 0) {
 		perror("port file");
 		return 1;
 	}
-	printf("listening on 127.0.0.1:%d\n", port);
+	printf("listening on 127.0.0.1:%d\n", bound);
 	fflush(stdout);
 
 	struct epoll_event evs[256];

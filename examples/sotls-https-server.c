@@ -44,6 +44,7 @@
 
 #include "http_request.h"
 #include "keylog_env.h"
+#include "parse_number.h"
 #include "resumed_name.h"
 #include "server_limits.h"
 #include "server_resume.h"
@@ -375,6 +376,8 @@ static struct sotls_config *build_config(void)
 		rc = sotls_config_set_ktls(cfg, g_opt.ktls);
 	if (rc != 0)
 		fprintf(stderr, "configuration: %s\n", sotls_strerror(rc));
+	if (rc == 0 && keylog_from_env(cfg) != 0)
+		rc = -1; /* the message is out */
 	if (rc == 0 && server_resume_apply(cfg, &g_opt.resume) != 0)
 		rc = -1; /* the message is out */
 	if (rc != 0) {
@@ -423,7 +426,8 @@ int main(int argc, char **argv)
 	};
 	const char *root = NULL, *bind_addr = "127.0.0.1";
 	const char *port_file = NULL;
-	int port = 4443, opt;
+	long long port = 4443;
+	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		int lim = server_limits_option(&g_limits, HTTPS_LIMITS, opt, optarg);
@@ -436,7 +440,10 @@ int main(int argc, char **argv)
 		}
 		switch (opt) {
 		case 'r': root = optarg; break;
-		case 'p': port = atoi(optarg); break;
+		case 'p':
+			if (!parse_number_flag("port", optarg, 0, 65535, &port))
+				return 2;
+			break;
 		case 'b': bind_addr = optarg; break;
 		case 'c':
 			if (g_opt.n_cert == MAX_CERTS) {
@@ -467,8 +474,7 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind != argc || root == NULL || g_opt.n_cert != g_opt.n_key || port < 0 ||
-	    port > 65535) {
+	if (optind != argc || root == NULL || g_opt.n_cert != g_opt.n_key) {
 		usage(stderr);
 		return 2;
 	}
@@ -498,21 +504,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	int ls = listen_tcp4(bind_addr, port, 0, 64, &port);
+	int bound;
+	int ls = listen_tcp4(bind_addr, (int)port, 0, 64, &bound);
 	if (ls == LISTEN_BAD_ADDRESS) {
 		fprintf(stderr, "--bind %s: not an IPv4 address\n", bind_addr);
 		return 1;
 	}
 	if (ls < 0) {
-		fprintf(stderr, "listen on %s:%d: %s\n", bind_addr, port, strerror(errno));
+		fprintf(stderr, "listen on %s:%lld: %s\n", bind_addr, port, strerror(errno));
 		return 1;
 	}
-	if (port_file != NULL && write_port_file(port_file, port) != 0) {
+	if (port_file != NULL && write_port_file(port_file, bound) != 0) {
 		fprintf(stderr, "--port-file %s: %s\n", port_file, strerror(errno));
 		return 1;
 	}
 	if (g_verbose)
-		printf("serving %s on https://%s:%d/\n", g_root_real, bind_addr, port);
+		printf("serving %s on https://%s:%d/\n", g_root_real, bind_addr, bound);
 	fflush(stdout);
 
 	conn_slots_init(&g_slots, g_limits.max_conns);

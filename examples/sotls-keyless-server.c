@@ -5,14 +5,18 @@
  * socket (keyless_wire.h) and returns SOTLS_PRIVATE_KEY_PENDING; the
  * handshake then returns SOTLS_WANT_PRIVATE_KEY, the server polls the key
  * server's socket, and calls sotls_handshake again, which fetches the
- * answer through the method's complete. Everything is non-blocking. It
- * serves one client at a time: greets it with one line, then closes.
+ * answer through the method's complete. Everything is non-blocking. Each
+ * client is served on its own thread (greeted with one line, then closed),
+ * bounded like the other example servers' (server_limits.h): at most
+ * --max-conns at once, the whole handshake, the key server's answer
+ * included, within --handshake-timeout however slowly the client trickles
+ * its bytes, and a greeting it does not take fails after --send-timeout.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,20 +26,30 @@
 
 #include "keyless_wire.h"
 #include "keylog_env.h"
+#include "parse_number.h"
+#include "server_limits.h"
 #include "server_setup.h"
 #include "sotls.h"
 
-#define HANDSHAKE_TIMEOUT_MS 10000
 #define GREETING "hello from a server that does not hold its key\n"
+#define KEYLESS_LIMITS (LIMIT_MAX_CONNS | LIMIT_HANDSHAKE | LIMIT_SEND)
 
-/* The TLS server's end of the key server's socket. One client at a time,
- * so one request at most is pending; a server with many would key its
- * requests by connection (the method's c). */
+static const char *g_key_socket;
+static struct sotls_config *g_cfg;
+static struct server_limits g_limits = SERVER_LIMITS_DEFAULT;
+static struct conn_slots g_slots;
+
+/* A connection's end of its own socket to the key server, so that its
+ * answers never queue behind another's. The method's callbacks run on the
+ * thread that drives the connection (sotls_handshake, and sotls_conn_free
+ * for cancel), and each connection has a thread of its own: the thread's
+ * key_client is the connection's. One request at most is pending. */
 struct key_client {
-	int fd;
+	int fd; /* -1 until the first signature */
 	uint32_t next_id;
 	uint32_t pending_id; /* 0: none */
 };
+static __thread struct key_client t_kc = {.fd = -1};
 
 static void put_be32(unsigned char *p, uint32_t v)
 {
@@ -45,13 +59,35 @@ static void put_be32(unsigned char *p, uint32_t v)
 	p[3] = (unsigned char)v;
 }
 
+static int connect_key_server(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "sotls-keyless-server: --key-socket path too long\n");
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	/* Non-blocking: a key server whose backlog is full fails this
+	 * handshake rather than stalling its thread past any deadline. */
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		fprintf(stderr, "sotls-keyless-server: key server %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int ks_sign(struct sotls_conn *c, void *arg, uint16_t sigalg, const uint8_t *digest,
 		   size_t digest_len, uint8_t *out, size_t *out_len, size_t max_out)
 {
-	(void)c, (void)out, (void)out_len, (void)max_out;
-	struct key_client *kc = arg;
+	(void)c, (void)arg, (void)out, (void)out_len, (void)max_out;
+	struct key_client *kc = &t_kc;
 	unsigned char req[KEYLESS_REQ_HEAD + KEYLESS_MAX_DIGEST];
 	if (digest_len > KEYLESS_MAX_DIGEST)
+		return SOTLS_PRIVATE_KEY_FAILURE;
+	if (kc->fd < 0 && (kc->fd = connect_key_server(g_key_socket)) < 0)
 		return SOTLS_PRIVATE_KEY_FAILURE;
 	kc->pending_id = ++kc->next_id != 0 ? kc->next_id : ++kc->next_id;
 	put_be32(req, kc->pending_id);
@@ -70,8 +106,8 @@ static int ks_sign(struct sotls_conn *c, void *arg, uint16_t sigalg, const uint8
 static int ks_complete(struct sotls_conn *c, void *arg, uint8_t *out, size_t *out_len,
 		       size_t max_out)
 {
-	(void)c;
-	struct key_client *kc = arg;
+	(void)c, (void)arg;
+	struct key_client *kc = &t_kc;
 	unsigned char resp[KEYLESS_RESP_HEAD + KEYLESS_MAX_SIG];
 	for (;;) {
 		ssize_t n = recv(kc->fd, resp, sizeof(resp), MSG_DONTWAIT);
@@ -89,7 +125,9 @@ static int ks_complete(struct sotls_conn *c, void *arg, uint8_t *out, size_t *ou
 		kc->pending_id = 0;
 		size_t sig_len = (size_t)n - KEYLESS_RESP_HEAD;
 		if (resp[4] != KEYLESS_STATUS_OK || sig_len > max_out) {
-			fprintf(stderr, "sotls-keyless-server: the key server refused to sign\n");
+			fprintf(stderr, "sotls-keyless-server: the key server refused to sign: %.*s\n",
+				resp[4] != KEYLESS_STATUS_OK ? (int)sig_len : 0,
+				(const char *)resp + KEYLESS_RESP_HEAD);
 			return SOTLS_PRIVATE_KEY_FAILURE;
 		}
 		memcpy(out, resp + KEYLESS_RESP_HEAD, sig_len);
@@ -100,8 +138,8 @@ static int ks_complete(struct sotls_conn *c, void *arg, uint8_t *out, size_t *ou
 
 static void ks_cancel(struct sotls_conn *c, void *arg)
 {
-	(void)c;
-	((struct key_client *)arg)->pending_id = 0;
+	(void)c, (void)arg;
+	t_kc.pending_id = 0;
 }
 
 static const struct sotls_private_key_method key_server_method = {
@@ -110,25 +148,7 @@ static const struct sotls_private_key_method key_server_method = {
 	.cancel = ks_cancel,
 };
 
-static int connect_key_server(const char *path)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "sotls-keyless-server: --key-socket path too long\n");
-		return -1;
-	}
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		fprintf(stderr, "sotls-keyless-server: key server %s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int load_cert(const char *path, struct key_client *kc, struct sotls_cert **cert)
+static int load_cert(const char *path, struct sotls_cert **cert)
 {
 	FILE *f = fopen(path, "rb");
 	if (f == NULL) {
@@ -138,69 +158,84 @@ static int load_cert(const char *path, struct key_client *kc, struct sotls_cert 
 	static char chain[65536];
 	size_t n = fread(chain, 1, sizeof(chain), f);
 	fclose(f);
-	int rc = sotls_cert_new_external(chain, n, &key_server_method, kc, cert);
+	int rc = sotls_cert_new_external(chain, n, &key_server_method, NULL, cert);
 	if (rc != 0)
 		fprintf(stderr, "sotls-keyless-server: %s: %s\n", path, sotls_strerror(rc));
 	return rc == 0 ? 0 : -1;
 }
 
-/* Waits for what rc asks (the socket, or the key server's answer). */
-static int wait_for(int rc, int fd, const struct key_client *kc)
+/* The handshake, the key server's answers included, all within deadline:
+ * 0, a sotls error or LIMIT_EXPIRED. *waits counts SOTLS_WANT_PRIVATE_KEY. */
+static int handshake(struct sotls_conn *c, int fd, int64_t deadline, int *waits)
 {
-	struct pollfd p = {.fd = fd, .events = POLLIN};
-	if (rc == SOTLS_WANT_WRITE)
-		p.events = POLLOUT;
-	else if (rc == SOTLS_WANT_PRIVATE_KEY)
-		p.fd = kc->fd;
-	int n = poll(&p, 1, HANDSHAKE_TIMEOUT_MS);
-	if (n == 0)
-		fprintf(stderr, "sotls-keyless-server: timed out waiting for %s\n",
-			rc == SOTLS_WANT_PRIVATE_KEY ? "the key server" : "the client");
-	return n > 0 ? 0 : -1;
-}
-
-/* One client on the non-blocking socket fd. Returns 0 if it ended cleanly. */
-static int serve(struct sotls_config *cfg, int fd, const struct key_client *kc)
-{
-	struct sotls_conn *c;
-	int rc = sotls_conn_new(cfg, fd, &c);
-	if (rc != 0) {
-		fprintf(stderr, "sotls-keyless-server: %s\n", sotls_strerror(rc));
-		return -1;
-	}
-	int waits = 0;
-	while ((rc = sotls_handshake(c)) == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE ||
-	       rc == SOTLS_WANT_PRIVATE_KEY) {
-		waits += rc == SOTLS_WANT_PRIVATE_KEY;
-		if (wait_for(rc, fd, kc) != 0)
+	int rc;
+	while ((rc = limits_handshake(c, fd, deadline)) == SOTLS_WANT_PRIVATE_KEY) {
+		++*waits;
+		if ((rc = limits_wait(t_kc.fd, SOTLS_WANT_READ, deadline)) != 0)
 			break;
 	}
+	return rc;
+}
+
+/* One client on fd: handshake, greeting, close_notify. 0 if all went. */
+static int serve_client(int fd)
+{
+	struct sotls_conn *c = NULL;
+	int64_t deadline = limits_now_ms() + g_limits.handshake_ms;
+	int waits = 0, rc;
+
+	if (limits_prepare_socket(fd, g_limits.send_ms) != 0) {
+		perror("sotls-keyless-server: client socket");
+		close(fd);
+		return -1;
+	}
+	if ((rc = sotls_conn_new(g_cfg, fd, &c)) != 0) {
+		fprintf(stderr, "sotls-keyless-server: %s\n", sotls_strerror(rc));
+		close(fd);
+		return -1;
+	}
+	rc = handshake(c, fd, deadline, &waits);
 	if (rc == 0) {
 		struct sotls_info info = SOTLS_INFO_INIT;
 		sotls_get_info(c, &info);
 		printf("handshake done: %s, signed by the key server (%d x SOTLS_WANT_PRIVATE_KEY)\n",
 		       info.suite, waits);
-		size_t sent = 0;
-		while (rc >= 0 && sent < sizeof(GREETING) - 1) {
-			ssize_t n = sotls_send(c, GREETING + sent, sizeof(GREETING) - 1 - sent);
-			rc = n == SOTLS_WANT_WRITE ? wait_for((int)n, fd, kc) : n < 0 ? (int)n : 0;
-			sent += n > 0 ? (size_t)n : 0;
-		}
-		while (rc >= 0 && (rc = sotls_shutdown(c)) == SOTLS_WANT_WRITE)
-			rc = wait_for(rc, fd, kc);
+		rc = limits_send_all(c, fd, GREETING, sizeof(GREETING) - 1, g_limits.send_ms);
+		if (rc == 0)
+			rc = limits_shutdown(c, fd, g_limits.send_ms);
 	}
 	if (rc != 0)
-		printf("handshake or send failed: %s%s%s\n", sotls_strerror(rc),
-		       sotls_conn_error_detail(c)[0] ? ": " : "", sotls_conn_error_detail(c));
-	fflush(stdout);
-	sotls_conn_free(c);
+		printf("handshake or send failed: %s%s%s\n", limits_strerror(rc),
+		       rc == LIMIT_EXPIRED ? " (--handshake-timeout / --send-timeout)"
+		       : sotls_conn_error_detail(c)[0] ? ": " : "",
+		       rc == LIMIT_EXPIRED ? "" : sotls_conn_error_detail(c));
+	sotls_conn_free(c); /* may cancel a pending request: before the close */
+	if (t_kc.fd >= 0)
+		close(t_kc.fd);
+	t_kc = (struct key_client){.fd = -1};
+	close(fd);
 	return rc == 0 ? 0 : -1;
+}
+
+static void client_thread(void *arg)
+{
+	serve_client((int)(intptr_t)arg);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sotls-keyless-server --cert CHAIN.pem --key-socket PATH "
+		   "[--port N] [--port-file FILE] [--once] [limits]\n"
+		   "  the key is with sotls-key-server --key KEY.pem --socket PATH\n"
+		   "  --once            serve one client, then exit (status 0 if it ended cleanly)\n");
+	server_limits_usage(f, KEYLESS_LIMITS);
 }
 
 int main(int argc, char **argv)
 {
-	const char *cert_path = NULL, *key_socket = NULL, *port_file = NULL, *bind_addr = "127.0.0.1";
-	int port = 4433, once = 0;
+	const char *cert_path = NULL, *port_file = NULL, *bind_addr = "127.0.0.1";
+	long long port = 4433;
+	int once = 0;
 	static const struct option opts[] = {
 		{"cert", required_argument, NULL, 'c'},
 		{"key-socket", required_argument, NULL, 'k'},
@@ -208,59 +243,72 @@ int main(int argc, char **argv)
 		{"port-file", required_argument, NULL, 'f'},
 		{"once", no_argument, NULL, 'o'},
 		{"help", no_argument, NULL, 'h'},
+		SERVER_LIMITS_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		int lim = server_limits_option(&g_limits, KEYLESS_LIMITS, opt, optarg);
+		if (lim < 0)
+			return 2;
+		if (lim > 0)
+			continue;
 		switch (opt) {
 		case 'c': cert_path = optarg; break;
-		case 'k': key_socket = optarg; break;
-		case 'p': port = atoi(optarg); break;
+		case 'k': g_key_socket = optarg; break;
+		case 'p':
+			if (!parse_number_flag("port", optarg, 0, 65535, &port))
+				return 2;
+			break;
 		case 'f': port_file = optarg; break;
 		case 'o': once = 1; break;
-		default:
-			fprintf(opt == 'h' ? stdout : stderr,
-				"usage: sotls-keyless-server --cert CHAIN.pem --key-socket PATH "
-				"[--port N] [--port-file FILE] [--once]\n"
-				"  the key is with sotls-key-server --key KEY.pem --socket PATH\n");
-			return opt == 'h' ? 0 : 2;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
 		}
 	}
-	if (cert_path == NULL || key_socket == NULL) {
+	if (optind != argc || cert_path == NULL || g_key_socket == NULL) {
 		fprintf(stderr, "sotls-keyless-server: --cert and --key-socket are required\n");
 		return 2;
 	}
-	struct key_client kc = {.fd = connect_key_server(key_socket)};
-	struct sotls_cert *cert;
-	if (kc.fd < 0 || load_cert(cert_path, &kc, &cert) != 0)
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0); /* lines from several threads, as they happen */
+	/* The key server is there (and lets us in) now, or the start fails;
+	 * each connection opens its own socket to it later. */
+	int probe = connect_key_server(g_key_socket);
+	if (probe < 0)
 		return 1;
-	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	int rc = cfg == NULL ? SOTLS_ERR_OUT_OF_MEMORY : sotls_config_add_cert(cfg, cert, NULL, 0);
+	close(probe);
+	struct sotls_cert *cert;
+	if (load_cert(cert_path, &cert) != 0)
+		return 1;
+	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
+	int rc = g_cfg == NULL ? SOTLS_ERR_OUT_OF_MEMORY : sotls_config_add_cert(g_cfg, cert, NULL, 0);
 	sotls_cert_free(cert);
 	if (rc < 0) {
 		fprintf(stderr, "sotls-keyless-server: %s\n", sotls_strerror(rc));
 		return 1;
 	}
-	if (keylog_from_env(cfg) != 0)
+	if (keylog_from_env(g_cfg) != 0)
 		return 1;
-	int ls = listen_tcp4(bind_addr, port, 0, 16, &port);
-	if (ls < 0 || (port_file != NULL && write_port_file(port_file, port) != 0)) {
+	int bound;
+	int ls = listen_tcp4(bind_addr, (int)port, 0, 64, &bound);
+	if (ls < 0 || (port_file != NULL && write_port_file(port_file, bound) != 0)) {
 		perror("sotls-keyless-server: listen");
 		return 1;
 	}
-	printf("listening on %s:%d\n", bind_addr, port);
-	fflush(stdout);
-	do {
+	printf("listening on %s:%d\n", bind_addr, bound);
+	if (once) {
 		int fd = accept_client(ls, NULL, NULL);
 		if (fd < 0) {
 			perror("sotls-keyless-server: accept");
 			return 1;
 		}
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-		rc = serve(cfg, fd, &kc);
-		close(fd);
-	} while (!once);
-	sotls_config_free(cfg);
-	close(ls);
-	return rc == 0 ? 0 : 1;
+		rc = serve_client(fd);
+		sotls_config_free(g_cfg);
+		close(ls);
+		return rc == 0 ? 0 : 1;
+	}
+	conn_slots_init(&g_slots, g_limits.max_conns);
+	conn_slots_serve_fds(&g_slots, ls, client_thread, "sotls-keyless-server");
+	return 1;
 }

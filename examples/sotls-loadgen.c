@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "loadgen_slowloris.h"
+#include "parse_number.h"
 #include "proc_status.h"
 #include "keylog_env.h"
 #include "sotls.h"
@@ -50,6 +51,10 @@ struct lconn {
 };
 
 static int g_ep;
+/* Bounds of the count and seconds flags: far past any run on one machine. */
+#define MAX_COUNT 1000000
+#define DAY 86400.0
+
 static size_t g_max_msg = 16384;
 static bool g_stopping;
 static unsigned long long g_msgs, g_bytes, g_failed, g_open, g_peak_open, g_clean;
@@ -225,9 +230,8 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	const char *host = "127.0.0.1", *cipher = NULL;
-	int port = 4433, server_pid = 0;
-	long nstalled = 0;
-	long nconns = 100;
+	long long port_n = 4433, pid_n = 0, max_msg = 16384, stalled_n = 0, conns_n = 100, peers = 0,
+		  honest = 10;
 	double seconds = 10;
 	static const struct option opts[] = {
 		{"host", required_argument, NULL, 'H'},	   {"port", required_argument, NULL, 'p'},
@@ -244,32 +248,41 @@ int main(int argc, char **argv)
 		.interval = 20, .honest = 10, .honest_max = 1, .drop_slack = 2};
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		bool ok = true;
 		switch (opt) {
 		case 'H': host = optarg; break;
-		case 'p': port = atoi(optarg); break;
-		case 'n': nconns = atol(optarg); break;
-		case 't': seconds = atof(optarg); break;
-		case 'm': g_max_msg = (size_t)atol(optarg); break;
-		case 's': server_pid = atoi(optarg); break;
+		case 'p': ok = parse_number_flag("port", optarg, 1, 65535, &port_n); break;
+		case 'n': ok = parse_number_flag("conns", optarg, 1, MAX_COUNT, &conns_n); break;
+		case 't': ok = parse_decimal_flag("seconds", optarg, 0.001, DAY, &seconds); break;
+		case 'm':
+			ok = parse_number_flag("max-msg", optarg, 1, (long long)sizeof(g_out), &max_msg);
+			break;
+		case 's': ok = parse_number_flag("server-pid", optarg, 1, INT32_MAX, &pid_n); break;
 		case 'c': cipher = optarg; break;
-		case 'S': nstalled = atol(optarg); break;
-		case 'L': sl.peers = atol(optarg); break;
-		case 'i': sl.interval = atof(optarg); break;
-		case 'o': sl.honest = atol(optarg); break;
-		case 'x': sl.honest_max = atof(optarg); break;
-		case 'd': sl.expect_drop = atof(optarg); break;
-		case 'k': sl.drop_slack = atof(optarg); break;
+		case 'S': ok = parse_number_flag("stalled", optarg, 0, MAX_COUNT, &stalled_n); break;
+		case 'L': ok = parse_number_flag("slowloris", optarg, 0, MAX_COUNT, &peers); break;
+		case 'i': ok = parse_decimal_flag("interval", optarg, 0.001, DAY, &sl.interval); break;
+		case 'o': ok = parse_number_flag("honest", optarg, 0, MAX_COUNT, &honest); break;
+		case 'x':
+			ok = parse_decimal_flag("honest-max", optarg, 0.001, DAY, &sl.honest_max);
+			break;
+		case 'd':
+			ok = parse_decimal_flag("expect-drop", optarg, 0.001, DAY, &sl.expect_drop);
+			break;
+		case 'k': ok = parse_decimal_flag("drop-slack", optarg, 0, DAY, &sl.drop_slack); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+		if (!ok)
+			return 2;
 	}
-	if (sl.peers < 0 || (sl.peers > 0 && (sl.interval <= 0 || sl.honest < 0 ||
-					      sl.expect_drop <= 0 || sl.drop_slack < 0))) {
-		usage(stderr);
-		return 2;
-	}
-	if (nconns < 1 || nstalled < 0 || seconds <= 0 || g_max_msg < 1 || g_max_msg > sizeof(g_out)) {
-		usage(stderr);
+	const int port = (int)port_n, server_pid = (int)pid_n;
+	const long nconns = (long)conns_n, nstalled = (long)stalled_n;
+	sl.peers = (long)peers;
+	sl.honest = (long)honest;
+	g_max_msg = (size_t)max_msg;
+	if (sl.peers > 0 && sl.expect_drop == 0) {
+		fprintf(stderr, "--slowloris: with --expect-drop\n");
 		return 2;
 	}
 	struct rlimit rl;

@@ -13,30 +13,35 @@ and sotls-echo-client, both with SSLKEYLOGFILE. Then:
   the application data, both ways; without it, tshark finds none, and the
   marker is nowhere in the capture's bytes;
 - a second session without SSLKEYLOGFILE writes no key log.
+
+And for each example server (echo, event, https; keyless.py does the
+keyless server), with a real peer and no capture:
+
+    keylog.py SERVER --echo-server E --event-server V --https-server H ...
+
+the server started with SSLKEYLOGFILE, Python's ssl (OpenSSL) as the client
+with its own key log (SSLContext.keylog_filename): the server's file, mode
+0600, holds the very CLIENT_RANDOM line OpenSSL wrote for the connection,
+client random and master secret, the two ends agreeing.
 """
 import argparse
 import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interop import Fail, check  # noqa: E402
+
 PORT = 4433  # the namespace is private: nothing else listens there
 PROBE_PORT = 9  # discard: dumpcap's readiness probes
 MARKER = b'sotls key log marker 5e1f-9b07'
 LINE_RE = re.compile(r'^CLIENT_RANDOM [0-9a-f]{64} [0-9a-f]{96}$')
-
-
-class Fail(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Fail(msg)
 
 
 def listening(port):
@@ -149,13 +154,90 @@ def in_netns(a):
     shutil.rmtree(d, ignore_errors=True)
 
 
+def check_same_keylog(server_keys, client_keys):
+    """The server's key log (mode 0600) holds the line the client's holds
+    for their connection: the same client random and master secret."""
+    deadline = time.time() + 10
+    while not (os.path.exists(server_keys) and os.path.getsize(server_keys) > 0):
+        check(time.time() < deadline, 'the server wrote no key log (SSLKEYLOGFILE ignored)')
+        time.sleep(0.05)
+    mode = os.stat(server_keys).st_mode & 0o777
+    check(mode == 0o600, 'server key log mode %o, want 600' % mode)
+    with open(server_keys) as f:
+        srv = f.read().splitlines()
+    with open(client_keys) as f:
+        cli = [ln for ln in f.read().splitlines() if ln.startswith('CLIENT_RANDOM ')]
+    check(all(LINE_RE.match(ln) for ln in srv), 'not NSS CLIENT_RANDOM lines: %r' % srv)
+    check(len(cli) == 1, 'OpenSSL logged %d CLIENT_RANDOM lines, want 1' % len(cli))
+    check(cli[0] in srv, 'the server logged %r, OpenSSL %r: another connection or secret'
+          % (srv, cli[0]))
+    print('the server logged the line OpenSSL did: %s...' % cli[0][:40])
+
+
+def python_client(keys):
+    c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    c.check_hostname = False
+    c.verify_mode = ssl.CERT_NONE
+    c.maximum_version = ssl.TLSVersion.TLSv1_2
+    c.keylog_filename = keys
+    return c
+
+
+def server_keylog(a, name):
+    """SSLKEYLOGFILE in one example server, against Python's ssl."""
+    d = tempfile.mkdtemp(prefix='keylog-%s-' % name, dir=a.workdir)
+    srv_keys, cli_keys, pf = (os.path.join(d, n) for n in ('server.keys', 'client.keys', 'port'))
+    argv = {'echo': [a.echo_server],
+            'event': [a.event_server],
+            'https': [a.https_server, '--root', d]}[name]
+    with open(os.path.join(d, 'index.html'), 'w') as f:
+        f.write('sotls key log\n')
+    srv = subprocess.Popen(argv + ['--port', '0', '--port-file', pf], cwd=d,
+                           env=dict(os.environ, SSLKEYLOGFILE=srv_keys),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 20
+        while not os.path.exists(pf):
+            check(time.time() < deadline and srv.poll() is None, '%s did not start' % name)
+            time.sleep(0.05)
+        with open(pf) as f:
+            port = int(f.read())
+        with socket.create_connection(('127.0.0.1', port), timeout=30) as raw:
+            with python_client(cli_keys).wrap_socket(raw) as t:
+                if name == 'https':
+                    t.sendall(b'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
+                    page = b''
+                    while chunk := t.recv(4096):  # to the close: Connection: close
+                        page += chunk
+                    check(b'sotls key log' in page, 'no page: %r' % page)
+                else:
+                    t.sendall(MARKER)
+                    echo = b''
+                    while len(echo) < len(MARKER) and (chunk := t.recv(100)):
+                        echo += chunk
+                    check(echo == MARKER, 'no echo')
+        check_same_keylog(srv_keys, cli_keys)
+    finally:
+        srv.kill()
+        srv.wait()
+    shutil.rmtree(d, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument('name', nargs='?', default='tshark',
+                    choices=['tshark', 'echo', 'event', 'https'])
     ap.add_argument('--echo-server', required=True)
-    ap.add_argument('--echo-client', required=True)
+    ap.add_argument('--echo-client')
+    ap.add_argument('--event-server')
+    ap.add_argument('--https-server')
     ap.add_argument('--workdir', required=True)
     ap.add_argument('--in-netns', action='store_true')
     a = ap.parse_args()
+    if a.name != 'tshark':
+        return report(server_keylog, a, a.name)
+    if a.echo_client is None:
+        ap.error('the tshark test needs --echo-client')
     if not a.in_netns:
         if os.geteuid() != 0:
             print('SKIP: capturing in a private network namespace needs root')
@@ -165,9 +247,14 @@ def main():
                 print('FAIL: %s is missing (scripts/setup.sh installs tshark)' % tool)
                 return 1
         return subprocess.run(['unshare', '-n', sys.executable, *sys.argv, '--in-netns']).returncode
+    return report(in_netns, a)
+
+
+def report(test, *args):
+    """Runs test(*args), prints the plain summary line; the exit status."""
     ok = False
     try:
-        in_netns(a)
+        test(*args)
         ok = True
     except Fail as e:
         print('FAIL: %s' % e)
