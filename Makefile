@@ -2,9 +2,11 @@
 # root, mbedTLS source from Debian's source package), then builds with meson.
 BUILD ?= build
 MESON_OPTS ?=
-# sotls's own builds: every part, and warnings are errors (a consumer's
-# subproject build gets neither by default).
-DEV_OPTS = -Dwerror=true -Dtests=enabled -Dexamples=enabled -Dbench=enabled
+# sotls's own builds: every part, warnings are errors, and the tools install
+# (the install test checks them); a consumer's subproject build gets none of
+# these by default.
+DEV_OPTS = -Dwerror=true -Dtests=enabled -Dexamples=enabled -Dbench=enabled \
+	-Dinstall_examples=true
 
 .PHONY: all setup build demo check bench clean fuzz load
 

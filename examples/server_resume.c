@@ -2,6 +2,7 @@
 
 #include "help_text.h"
 #include "parse_number.h"
+#include "server_setup.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -85,7 +86,7 @@ int server_resume_setup(struct server_resume *r)
 int server_resume_apply(struct sotls_config *cfg, struct server_resume *r)
 {
 	int rc = 0;
-	const char *what = "", *file = "";
+	const char *what = "";
 	if (r->store_open) {
 		what = "--session-store";
 		rc = session_store_dir_use(cfg, &r->store);
@@ -99,13 +100,11 @@ int server_resume_apply(struct sotls_config *cfg, struct server_resume *r)
 		rc = sotls_config_set_session_tickets(cfg, !r->no_tickets, r->ticket_lifetime);
 	}
 	if (rc == 0 && r->ticket_key_file != NULL) {
-		what = "--ticket-key-file ";
-		file = r->ticket_key_file;
-		rc = sotls_config_set_ticket_key_file(cfg, file);
+		what = "--ticket-key-file";
+		rc = sotls_config_set_ticket_key_file(cfg, r->ticket_key_file);
 	}
-	bool why = rc == SOTLS_ERR_SYSCALL || rc == SOTLS_ERR_TICKET_KEYS; /* errno says */
+	/* The key file's detail names it and the refusal in words. */
 	if (rc != 0)
-		fprintf(stderr, "%s%s: %s%s%s\n", what, file, sotls_strerror(rc), why ? ": " : "",
-			why ? strerror(errno) : "");
+		print_config_error(what, cfg, rc);
 	return rc;
 }

@@ -31,6 +31,13 @@ int server_cert_setup(struct sotls_config *cfg, const char *cert, const char *ke
 	return rc;
 }
 
+void print_config_error(const char *what, const struct sotls_config *cfg, int rc)
+{
+	const char *detail = sotls_config_error_detail(cfg);
+	fprintf(stderr, "%s: %s%s%s\n", what, sotls_strerror(rc), detail[0] != '\0' ? ": " : "",
+		detail);
+}
+
 int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p)
 {
 	if (strcmp(s, "auto") == 0)

@@ -20,6 +20,10 @@
 int server_cert_setup(struct sotls_config *cfg, const char *cert, const char *key, bool verbose,
 		      const char *client_hint);
 
+/* Prints "what: <sotls_strerror(rc)>: <sotls_config_error_detail(cfg)>" on
+ * stderr, the detail only where the library left one (which file, why). */
+void print_config_error(const char *what, const struct sotls_config *cfg, int rc);
+
 /* --ktls: "auto", "off" or "require" into *p. Returns 0, or -1 for
  * anything else. */
 int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p);

@@ -215,7 +215,7 @@ int main(int argc, char **argv)
 	if (rc == SERVER_CERT_EPHEMERAL_FAILED)
 		return 1;
 	if (rc != 0) {
-		fprintf(stderr, "certificate: %s\n", sotls_strerror(rc));
+		print_config_error("certificate", g_cfg, rc);
 		return 1;
 	}
 	if (cipher != NULL && (rc = sotls_config_set_suites(g_cfg, cipher)) != 0) {

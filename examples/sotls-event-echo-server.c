@@ -398,7 +398,7 @@ int main(int argc, char **argv)
 	if (rc == 0 && cipher != NULL)
 		rc = sotls_config_set_suites(g_cfg, cipher);
 	if (rc != 0) {
-		fprintf(stderr, "configuration: %s\n", sotls_strerror(rc));
+		print_config_error("configuration", g_cfg, rc);
 		return 1;
 	}
 	if (server_resume_apply(g_cfg, &g_resume) != 0)

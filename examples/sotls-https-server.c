@@ -375,7 +375,7 @@ static struct sotls_config *build_config(void)
 	if (rc == 0)
 		rc = sotls_config_set_ktls(cfg, g_opt.ktls);
 	if (rc != 0)
-		fprintf(stderr, "configuration: %s\n", sotls_strerror(rc));
+		print_config_error("configuration", cfg, rc);
 	if (rc == 0 && keylog_from_env(cfg) != 0)
 		rc = -1; /* the message is out */
 	if (rc == 0 && server_resume_apply(cfg, &g_opt.resume) != 0)
@@ -399,7 +399,8 @@ static void *reload_main(void *arg)
 			continue;
 		struct sotls_config *cfg = build_config();
 		if (cfg == NULL) {
-			fprintf(stderr, "SIGHUP: reload failed, keeping the certificates in use\n");
+			fprintf(stderr, "SIGHUP: reload failed (the reason is above), keeping the "
+					"configuration in use\n");
 			continue;
 		}
 		pthread_mutex_lock(&g_cfg_lock);

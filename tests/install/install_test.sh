@@ -25,6 +25,19 @@ soname=$(readelf -d "$libdir/libsotls.so" | sed -n 's/.*Library soname: \[\(.*\)
 [ "$soname" = libsotls.so.1 ] || { echo "soname is '$soname', want libsotls.so.1"; exit 1; }
 pc() { PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$work/root pkg-config "$@"; }
 
+# With -Dinstall_examples=true (sotls's own builds) the tools come along; a
+# crontab's sotls-ticket-keys must run from where it was installed.
+if meson introspect "$build" --buildoptions | grep -q '"name": "install_examples", "value": true'; then
+  for tool in sotls-ticket-keys sotls-echo-server sotls-https-server sotls-event-echo-server \
+              sotls-keyless-server sotls-key-server sotls-echo-client; do
+    bin=$(find "$work/root" -name "$tool" -type f | head -1)
+    [ -x "$bin" ] || { echo "$tool was not installed"; exit 1; }
+  done
+  LD_LIBRARY_PATH=$libdir "$(find "$work/root" -name sotls-ticket-keys -type f)" --help |
+    grep -q rotate || { echo "the installed sotls-ticket-keys does not run"; exit 1; }
+  echo "the tools are installed and run"
+fi
+
 # The static library's globals are exactly the shared library's exports.
 nm -g --defined-only "$libdir/libsotls.a" | awk 'NF == 3 {print $3}' | sort > "$work/a.syms"
 nm -D --defined-only "$libdir/libsotls.so" | awk '{print $3}' | sort > "$work/so.syms"
