@@ -1,18 +1,22 @@
 /*
  * mbedTLS's ECDH / ECDSA ALT functions (see ec_mbedtls_alt.h): P-256 in
- * sotls's own code, X25519 in libsodium, the rest in mbedTLS's generic ECP.
+ * sotls's own code, X25519 in libsodium, the rest in mbedTLS's generic ECP
+ * (signing's arithmetic mod n in ecdsa_scalar.c).
  *
  * mbedTLS calls mbedtls_ecdsa_sign from its deterministic wrapper with an
  * HMAC-DRBG seeded from the key and the hash (MBEDTLS_ECDSA_DETERMINISTIC,
  * which the TLS code uses): its output is RFC 6979's nonce sequence, and
  * mbedTLS's documentation of MBEDTLS_ECDSA_SIGN_ALT asks an implementation to
- * use that RNG for the ephemeral key only. The P-256 path does exactly that.
+ * use that RNG for the ephemeral key only. Both signing paths do exactly
+ * that; the generic one blinds mbedtls_ecp_mul from getrandom instead (the
+ * wrapper passes its f_rng_blind no further than a SIGN_ALT).
  */
 #include "ec_mbedtls_alt.h"
 
 #include "ct_valgrind.h"
 #include "ecdsa_scalar.h"
 #include "p256.h"
+#include "util.h"
 
 #include <mbedtls/bignum.h>
 #include <mbedtls/ecp.h>
@@ -92,12 +96,20 @@ static int in_range(const mbedtls_ecp_group *grp, const mbedtls_mpi *x)
 
 #define SIGN_TRIES 10
 
+/* mbedtls_ecp_mul's coordinate blinding: fresh on every signature, as
+ * mbedTLS's own deterministic signing draws it from the caller's RNG. */
+static int blinding_rng(void *ctx, unsigned char *out, size_t len)
+{
+	(void)ctx;
+	return sotls_getrandom(out, len) == 0 ? 0 : MBEDTLS_ERR_ECP_RANDOM_FAILED;
+}
+
 /*
  * SEC1 §4.1.3 on mbedTLS's ECP for the point, with the arithmetic mod n in
  * ecdsa_scalar.c, constant time in d and k. k·G is mbedTLS's: a comb with
- * constant-time table reads and projective coordinates randomised from
- * f_rng (its blinding); its field arithmetic branches on those randomised
- * coordinates, which is why tests/unit/test_ecdsa_ct.c leaves it out.
+ * constant-time table reads and projective coordinates randomised (its
+ * blinding); its field arithmetic branches on those randomised coordinates,
+ * which is why tests/unit/test_ecdsa_ct.c leaves it out.
  */
 int sotls_ecdsa_sign_generic(mbedtls_ecp_group *grp, mbedtls_mpi *r, mbedtls_mpi *s,
 			     const mbedtls_mpi *d, const unsigned char *buf, size_t blen,
@@ -133,7 +145,7 @@ int sotls_ecdsa_sign_generic(mbedtls_ecp_group *grp, mbedtls_mpi *r, mbedtls_mpi
 		 * published as r. */
 		if ((ret = sotls_ecdsa_nonce(&o, k, f_rng, p_rng)) != 0 ||
 		    (ret = sotls_ecdsa_scalar_to_mpi(&o, &km, k)) != 0 ||
-		    (ret = mbedtls_ecp_mul(grp, &R, &km, &grp->G, f_rng, p_rng)) != 0)
+		    (ret = mbedtls_ecp_mul(grp, &R, &km, &grp->G, blinding_rng, NULL)) != 0)
 			break;
 		mbedtls_mpi *x = &R.MBEDTLS_PRIVATE(X);
 		SOTLS_CT_PUBLIC(x, sizeof(*x));

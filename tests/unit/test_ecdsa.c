@@ -167,7 +167,8 @@ static void openssl_verifies(const struct curve *c, const struct key *k, const u
 /*
  * Signs hash with k's key and st's bytes through the hook; checks (r, s)
  * against reference_sign for the k that mbedtls_ecp_gen_privkey draws from
- * the same bytes, and with OpenSSL's verification.
+ * the same bytes, that the hook drew no more, and with OpenSSL's
+ * verification.
  */
 static void sign_and_check(const struct curve *c, struct key *k, const uint8_t *hash,
 			   size_t hlen, struct stream *st)
@@ -187,6 +188,9 @@ static void sign_and_check(const struct curve *c, struct key *k, const uint8_t *
 	assert_int_equal(mbedtls_mpi_write_binary(&s, got + c->bytes, c->bytes), 0);
 
 	assert_int_equal(mbedtls_ecp_gen_privkey(grp, &kk, stream_rng, &copy), 0);
+	/* The hook took from f_rng the nonce's bytes and nothing else (the
+	 * point multiplication's blinding comes from getrandom). */
+	assert_int_equal(st->pos, copy.pos);
 	assert_int_equal(mbedtls_mpi_write_binary(&kk, nonce, c->bytes), 0);
 	assert_int_equal(mbedtls_mpi_write_binary(&k->kp.MBEDTLS_PRIVATE(d), d, c->bytes), 0);
 	reference_sign(c, d, nonce, hash, hlen, want);

@@ -3,17 +3,18 @@
  * generic ECP with sotls's arithmetic mod n, lib/crypto/ecdsa_scalar.c),
  * run under valgrind memcheck (tests/unit/meson.build, suite ct) like
  * test_p256_ct: the private key's limbs and every byte the RNG returns (the
- * nonce, and the coordinate blinding of mbedTLS's point multiplication) are
- * marked undefined, so memcheck reports every branch and memory index that
+ * nonce's) are marked undefined, so memcheck reports every branch and
+ * memory index that
  * depends on them through the key's range check, the nonce's draw and range
  * check, and s = k^-1 (e + r d) mod n. The library (built with
  * SOTLS_CT_VALGRIND) declassifies only what it publishes: the outcome of the
  * range checks, x(kG), and s.
  *
  * mbedTLS's point multiplication k·G itself is not checked: its field
- * arithmetic branches on coordinate values, which mbedTLS randomises with
- * the RNG (its blinding), so valgrind sees them depend on k. ecdsa_ct.supp
- * suppresses exactly the reports whose stack is inside mbedtls_ecp_mul.
+ * arithmetic branches on coordinate values, which mbedTLS randomises (its
+ * blinding) but which valgrind sees depend on k, and it begins with a
+ * variable-time range check of k. ecdsa_ct.supp suppresses exactly the
+ * reports whose stack is inside mbedtls_ecp_mul.
  *
  *   test_ecdsa_ct            exit 0 when every signature verifies
  *                            (valgrind --error-exitcode makes a report fail it)
