@@ -149,7 +149,8 @@ int sotls_ecdsa_sign_generic(mbedtls_ecp_group *grp, mbedtls_mpi *r, mbedtls_mpi
 			break;
 		mbedtls_mpi *x = &R.MBEDTLS_PRIVATE(X);
 		SOTLS_CT_PUBLIC(x, sizeof(*x));
-		SOTLS_CT_PUBLIC(x->MBEDTLS_PRIVATE(p), x->MBEDTLS_PRIVATE(n) * sizeof(mbedtls_mpi_uint));
+		SOTLS_CT_PUBLIC(x->MBEDTLS_PRIVATE(p),
+				x->MBEDTLS_PRIVATE(n) * sizeof(mbedtls_mpi_uint));
 		if ((ret = mbedtls_mpi_mod_mpi(r, x, &grp->N)) != 0)
 			break;
 		if (mbedtls_mpi_cmp_int(r, 0) == 0)
