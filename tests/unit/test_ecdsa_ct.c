@@ -4,9 +4,10 @@
  * run under valgrind memcheck (tests/unit/meson.build, suite ct) like
  * test_p256_ct: the private key's limbs and every byte the RNG returns (the
  * nonce's) are marked undefined, so memcheck reports every branch and
- * memory index that
- * depends on them through the key's range check, the nonce's draw and range
- * check, and s = k^-1 (e + r d) mod n. The library (built with
+ * memory index that depends on them through the key's range check, the
+ * nonce's draw and range check, and s = k^-1 (e + r d) mod n; on P-384 also
+ * through mbedTLS's deterministic wrapper, as the handshake signs. The
+ * library (built with
  * SOTLS_CT_VALGRIND) declassifies only what it publishes: the outcome of the
  * range checks, x(kG), and s.
  *
@@ -118,6 +119,19 @@ static void run(mbedtls_ecp_group_id id, const char *curve, uint64_t seed)
 		check(ret == 0, curve, "sign");
 		check(ret == 0 && mbedtls_ecdsa_verify(&grp, hash, sizeof(hash), &q, &r, &s) == 0,
 		      curve, "verify");
+	}
+	/* The handshake's path: mbedTLS's deterministic wrapper, its HMAC-DRBG
+	 * seeded from the secret key. Not on P-521: the wrapper writes d into
+	 * 66 bytes with mbedtls_mpi_write_binary, which branches on the 6 bytes
+	 * of d's top limb above them (always zero: d < n). */
+	if (id == MBEDTLS_ECP_DP_SECP384R1) {
+		const int ret = mbedtls_ecdsa_sign_det_ext(&grp, &r, &s, &d, hash, 48,
+							   MBEDTLS_MD_SHA384, test_rng, &g);
+		public_mpi(&r);
+		public_mpi(&s);
+		check(ret == 0, curve, "deterministic sign");
+		check(ret == 0 && mbedtls_ecdsa_verify(&grp, hash, 48, &q, &r, &s) == 0, curve,
+		      "deterministic verify");
 	}
 	printf("test_ecdsa_ct: %s: signed with a secret key and nonce\n", curve);
 	mbedtls_ecp_group_free(&grp);
