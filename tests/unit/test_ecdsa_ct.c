@@ -7,9 +7,8 @@
  * memory index that depends on them through the key's range check, the
  * nonce's draw and range check, and s = k^-1 (e + r d) mod n; on P-384 also
  * through mbedTLS's deterministic wrapper, as the handshake signs. The
- * library (built with
- * SOTLS_CT_VALGRIND) declassifies only what it publishes: the outcome of the
- * range checks, x(kG), and s.
+ * library (built with SOTLS_CT_VALGRIND) declassifies only what it
+ * publishes: the outcome of the range checks, x(kG), and s.
  *
  * mbedTLS's point multiplication k·G itself is not checked: its field
  * arithmetic branches on coordinate values, which mbedTLS randomises (its
