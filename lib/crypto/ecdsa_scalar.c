@@ -72,13 +72,14 @@ static void mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b,
  */
 static void inv_mont(const struct sotls_ecdsa_order *o, uint64_t *r, const uint64_t *a)
 {
+	static const uint64_t one[SOTLS_ECDSA_MAX_LIMBS] = {1};
 	const struct sotls_mont *mt = &o->mt;
 	uint64_t table[1u << SOTLS_EXP_WINDOW][SOTLS_ECDSA_MAX_LIMBS];
 
+	mont_mul(table[0], mt->rr, one, mt);
 	mont_mul(table[1], a, mt->rr, mt);
 	for (size_t w = 2; w < (1u << SOTLS_EXP_WINDOW); w++)
 		mont_mul(table[w], table[w - 1], table[1], mt);
-	/* n - 2 has n's length; the top window holds its top bit, so w != 0. */
 	size_t pos = (o->bits - 1) / SOTLS_EXP_WINDOW * SOTLS_EXP_WINDOW;
 	memcpy(r, table[sotls_exp_window(o->nm2, mt->n, pos)], mt->n * sizeof(uint64_t));
 	while (pos > 0) {
@@ -97,8 +98,8 @@ int sotls_ecdsa_order_init(struct sotls_ecdsa_order *o, const mbedtls_mpi *n)
 	static const uint64_t two[SOTLS_ECDSA_MAX_LIMBS] = {2};
 	const size_t bits = mbedtls_mpi_bitlen(n), limbs = (bits + 63) / 64;
 
-	/* n > 4 keeps n - 2 as long as n, which inv_mont starts from. */
-	if (limbs > SOTLS_ECDSA_MAX_LIMBS || mbedtls_mpi_cmp_int(n, 4) <= 0 ||
+	/* n > 2: n - 2 is Fermat's exponent. */
+	if (limbs > SOTLS_ECDSA_MAX_LIMBS || mbedtls_mpi_cmp_int(n, 2) <= 0 ||
 	    mbedtls_mpi_get_bit(n, 0) != 1)
 		return MBEDTLS_ERR_ECP_BAD_INPUT_DATA;
 	sotls_mont_init(&o->mt, n->MBEDTLS_PRIVATE(p), limbs);
