@@ -1,16 +1,22 @@
 /*
  * mbedTLS's ECDH / ECDSA ALT functions (see ec_mbedtls_alt.h): P-256 in
- * sotls's own code, X25519 in libsodium, the rest in mbedTLS's generic ECP.
+ * sotls's own code, X25519 in libsodium, the rest in mbedTLS's generic ECP
+ * (signing's arithmetic mod n in ecdsa_scalar.c).
  *
  * mbedTLS calls mbedtls_ecdsa_sign from its deterministic wrapper with an
  * HMAC-DRBG seeded from the key and the hash (MBEDTLS_ECDSA_DETERMINISTIC,
  * which the TLS code uses): its output is RFC 6979's nonce sequence, and
  * mbedTLS's documentation of MBEDTLS_ECDSA_SIGN_ALT asks an implementation to
- * use that RNG for the ephemeral key only. The P-256 path does exactly that.
+ * use that RNG for the ephemeral key only. Both signing paths do exactly
+ * that; the generic one blinds mbedtls_ecp_mul from getrandom instead (the
+ * wrapper passes its f_rng_blind no further than a SIGN_ALT).
  */
 #include "ec_mbedtls_alt.h"
 
+#include "ct_valgrind.h"
+#include "ecdsa_scalar.h"
 #include "p256.h"
+#include "util.h"
 
 #include <mbedtls/bignum.h>
 #include <mbedtls/ecp.h>
@@ -90,47 +96,78 @@ static int in_range(const mbedtls_ecp_group *grp, const mbedtls_mpi *x)
 
 #define SIGN_TRIES 10
 
+/* mbedtls_ecp_mul's coordinate blinding: fresh on every signature, as
+ * mbedTLS's own deterministic signing draws it from the caller's RNG. */
+static int blinding_rng(void *ctx, unsigned char *out, size_t len)
+{
+	(void)ctx;
+	return sotls_getrandom(out, len) == 0 ? 0 : MBEDTLS_ERR_ECP_RANDOM_FAILED;
+}
+
+/*
+ * SEC1 §4.1.3 on mbedTLS's ECP for the point, with the arithmetic mod n in
+ * ecdsa_scalar.c, constant time in d and k. k·G is mbedTLS's: a comb with
+ * constant-time table reads and projective coordinates randomised (its
+ * blinding); its field arithmetic branches on those randomised coordinates,
+ * which is why tests/unit/test_ecdsa_ct.c leaves it out.
+ */
 int sotls_ecdsa_sign_generic(mbedtls_ecp_group *grp, mbedtls_mpi *r, mbedtls_mpi *s,
 			     const mbedtls_mpi *d, const unsigned char *buf, size_t blen,
 			     rng_fn f_rng, void *p_rng)
 {
+	struct sotls_ecdsa_order o;
+	uint64_t dl[SOTLS_ECDSA_MAX_LIMBS], k[SOTLS_ECDSA_MAX_LIMBS], el[SOTLS_ECDSA_MAX_LIMBS],
+		rl[SOTLS_ECDSA_MAX_LIMBS], sl[SOTLS_ECDSA_MAX_LIMBS];
 	mbedtls_ecp_point R;
-	mbedtls_mpi k, e, t;
-	int ret = MBEDTLS_ERR_ECP_RANDOM_FAILED;
+	mbedtls_mpi km, e;
+	int ret;
 
 	/* Montgomery curves have no ECDSA; the key is in [1, n-1] (SEC1 §4.1.3). */
-	if (!mbedtls_ecdsa_can_do(grp->id) || grp->N.MBEDTLS_PRIVATE(p) == NULL)
+	if (!mbedtls_ecdsa_can_do(grp->id) || grp->N.MBEDTLS_PRIVATE(p) == NULL ||
+	    sotls_ecdsa_order_init(&o, &grp->N) != 0)
 		return MBEDTLS_ERR_ECP_BAD_INPUT_DATA;
-	if (!in_range(grp, d))
+	if (!sotls_ecdsa_scalar_load(&o, dl, d)) {
+		mbedtls_platform_zeroize(dl, sizeof(dl));
 		return MBEDTLS_ERR_ECP_INVALID_KEY;
+	}
 	mbedtls_ecp_point_init(&R);
-	mbedtls_mpi_init(&k);
+	mbedtls_mpi_init(&km);
 	mbedtls_mpi_init(&e);
-	mbedtls_mpi_init(&t);
-	for (int tries = 0; tries < SIGN_TRIES; tries++) {
-		/* Steps 1-3: k, R = k·G, r = x_R mod n (non-zero). */
-		if ((ret = mbedtls_ecp_gen_privkey(grp, &k, f_rng, p_rng)) != 0 ||
-		    (ret = mbedtls_ecp_mul(grp, &R, &k, &grp->G, f_rng, p_rng)) != 0 ||
-		    (ret = mbedtls_mpi_mod_mpi(r, &R.MBEDTLS_PRIVATE(X), &grp->N)) != 0)
+	/* Step 5: e (hash_to_mpi leaves it below n). */
+	if ((ret = hash_to_mpi(grp, &e, buf, blen)) == 0)
+		(void)sotls_ecdsa_scalar_load(&o, el, &e);
+	for (int tries = 0; ret == 0; tries++) {
+		if (tries == SIGN_TRIES) {
+			ret = MBEDTLS_ERR_ECP_RANDOM_FAILED;
+			break;
+		}
+		/* Steps 1-3: k, R = k·G, r = x_R mod n (non-zero); x_R is
+		 * published as r. */
+		if ((ret = sotls_ecdsa_nonce(&o, k, f_rng, p_rng)) != 0 ||
+		    (ret = sotls_ecdsa_scalar_to_mpi(&o, &km, k)) != 0 ||
+		    (ret = mbedtls_ecp_mul(grp, &R, &km, &grp->G, blinding_rng, NULL)) != 0)
+			break;
+		mbedtls_mpi *x = &R.MBEDTLS_PRIVATE(X);
+		SOTLS_CT_PUBLIC(x, sizeof(*x));
+		SOTLS_CT_PUBLIC(x->MBEDTLS_PRIVATE(p),
+				x->MBEDTLS_PRIVATE(n) * sizeof(mbedtls_mpi_uint));
+		if ((ret = mbedtls_mpi_mod_mpi(r, x, &grp->N)) != 0)
 			break;
 		if (mbedtls_mpi_cmp_int(r, 0) == 0)
 			continue;
-		/* Steps 5-6: s = k^-1 (e + r·d) mod n (non-zero). */
-		if ((ret = hash_to_mpi(grp, &e, buf, blen)) != 0 ||
-		    (ret = mbedtls_mpi_mul_mpi(&t, r, d)) != 0 ||
-		    (ret = mbedtls_mpi_add_mpi(&e, &e, &t)) != 0 ||
-		    (ret = mbedtls_mpi_inv_mod(&t, &k, &grp->N)) != 0 ||
-		    (ret = mbedtls_mpi_mul_mpi(&t, &t, &e)) != 0 ||
-		    (ret = mbedtls_mpi_mod_mpi(s, &t, &grp->N)) != 0)
-			break;
-		if (mbedtls_mpi_cmp_int(s, 0) != 0)
-			break;
-		ret = MBEDTLS_ERR_ECP_RANDOM_FAILED;
+		/* Step 6: s = k^-1 (e + r·d) mod n (non-zero). */
+		(void)sotls_ecdsa_scalar_load(&o, rl, r);
+		sotls_ecdsa_s(&o, sl, k, dl, el, rl);
+		ret = sotls_ecdsa_scalar_to_mpi(&o, s, sl);
+		if (ret == 0 && mbedtls_mpi_cmp_int(s, 0) == 0)
+			continue;
+		break;
 	}
 	mbedtls_ecp_point_free(&R);
-	mbedtls_mpi_free(&k);
+	mbedtls_mpi_free(&km);
 	mbedtls_mpi_free(&e);
-	mbedtls_mpi_free(&t);
+	mbedtls_platform_zeroize(dl, sizeof(dl));
+	mbedtls_platform_zeroize(k, sizeof(k));
 	return ret;
 }
 

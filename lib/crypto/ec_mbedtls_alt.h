@@ -5,7 +5,8 @@
  * and mbedtls_ecdsa_verify are sotls's: P-256 goes to lib/crypto/p256*.c,
  * X25519 to libsodium, every other curve to mbedTLS's generic ECP through
  * the functions below, which do what mbedTLS's own (compiled out by the
- * macros) did. sotls-bench-pk calls them on P-256 to measure mbedTLS's ECP.
+ * macros) did; signing's arithmetic mod n is ecdsa_scalar.c's, constant
+ * time. sotls-bench-pk calls them on P-256 to measure mbedTLS's ECP.
  */
 #ifndef SOTLS_CRYPTO_EC_MBEDTLS_ALT_H
 #define SOTLS_CRYPTO_EC_MBEDTLS_ALT_H
