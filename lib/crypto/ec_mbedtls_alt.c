@@ -15,6 +15,7 @@
 
 #include "ct_valgrind.h"
 #include "ecdsa_scalar.h"
+#include "mbedtls_internals.h"
 #include "p256.h"
 #include "util.h"
 
@@ -39,7 +40,7 @@ static int point_to65(const mbedtls_ecp_group *grp, const mbedtls_ecp_point *q, 
 {
 	size_t len = 0;
 
-	if (mbedtls_mpi_cmp_int(&q->MBEDTLS_PRIVATE(Z), 1) != 0 ||
+	if (mbedtls_mpi_cmp_int(sotls_mbed_point_z(q), 1) != 0 ||
 	    mbedtls_ecp_point_write_binary(grp, q, MBEDTLS_ECP_PF_UNCOMPRESSED, &len, out, 65) != 0 ||
 	    len != 65)
 		return MBEDTLS_ERR_ECP_BAD_INPUT_DATA;
@@ -69,7 +70,7 @@ int sotls_ecp_compute_shared_generic(mbedtls_ecp_group *grp, mbedtls_mpi *z,
 	if (ret == 0 && mbedtls_ecp_is_zero(&p))
 		ret = MBEDTLS_ERR_ECP_BAD_INPUT_DATA;
 	if (ret == 0)
-		ret = mbedtls_mpi_copy(z, &p.MBEDTLS_PRIVATE(X));
+		ret = mbedtls_mpi_copy(z, sotls_mbed_point_x(&p));
 	mbedtls_ecp_point_free(&p);
 	return ret;
 }
@@ -123,7 +124,7 @@ int sotls_ecdsa_sign_generic(mbedtls_ecp_group *grp, mbedtls_mpi *r, mbedtls_mpi
 	int ret;
 
 	/* Montgomery curves have no ECDSA; the key is in [1, n-1] (SEC1 §4.1.3). */
-	if (!mbedtls_ecdsa_can_do(grp->id) || grp->N.MBEDTLS_PRIVATE(p) == NULL ||
+	if (!mbedtls_ecdsa_can_do(grp->id) || mbedtls_mpi_bitlen(&grp->N) == 0 ||
 	    sotls_ecdsa_order_init(&o, &grp->N) != 0)
 		return MBEDTLS_ERR_ECP_BAD_INPUT_DATA;
 	if (!sotls_ecdsa_scalar_load(&o, dl, d)) {
@@ -147,10 +148,11 @@ int sotls_ecdsa_sign_generic(mbedtls_ecp_group *grp, mbedtls_mpi *r, mbedtls_mpi
 		    (ret = sotls_ecdsa_scalar_to_mpi(&o, &km, k)) != 0 ||
 		    (ret = mbedtls_ecp_mul(grp, &R, &km, &grp->G, blinding_rng, NULL)) != 0)
 			break;
-		mbedtls_mpi *x = &R.MBEDTLS_PRIVATE(X);
+		const mbedtls_mpi *x = sotls_mbed_point_x(&R);
+		size_t x_limbs;
+		const mbedtls_mpi_uint *xl = sotls_mbed_mpi_limbs(x, &x_limbs);
 		SOTLS_CT_PUBLIC(x, sizeof(*x));
-		SOTLS_CT_PUBLIC(x->MBEDTLS_PRIVATE(p),
-				x->MBEDTLS_PRIVATE(n) * sizeof(mbedtls_mpi_uint));
+		SOTLS_CT_PUBLIC(xl, x_limbs * sizeof(*xl));
 		if ((ret = mbedtls_mpi_mod_mpi(r, x, &grp->N)) != 0)
 			break;
 		if (mbedtls_mpi_cmp_int(r, 0) == 0)
@@ -179,7 +181,7 @@ int sotls_ecdsa_verify_generic(mbedtls_ecp_group *grp, const unsigned char *buf,
 	mbedtls_mpi e, w, u1, u2;
 	int ret;
 
-	if (!mbedtls_ecdsa_can_do(grp->id) || grp->N.MBEDTLS_PRIVATE(p) == NULL)
+	if (!mbedtls_ecdsa_can_do(grp->id) || mbedtls_mpi_bitlen(&grp->N) == 0)
 		return MBEDTLS_ERR_ECP_BAD_INPUT_DATA;
 	/* SEC1 §4.1.4 step 1: r, s in [1, n-1]. */
 	if (!in_range(grp, r) || !in_range(grp, s))
@@ -199,8 +201,9 @@ int sotls_ecdsa_verify_generic(mbedtls_ecp_group *grp, const unsigned char *buf,
 	    (ret = mbedtls_ecp_muladd(grp, &R, &u1, &grp->G, &u2, Q)) == 0) {
 		if (mbedtls_ecp_is_zero(&R))
 			ret = MBEDTLS_ERR_ECP_VERIFY_FAILED;
-		else if ((ret = mbedtls_mpi_mod_mpi(&R.MBEDTLS_PRIVATE(X), &R.MBEDTLS_PRIVATE(X), &grp->N)) == 0 &&
-			 mbedtls_mpi_cmp_mpi(&R.MBEDTLS_PRIVATE(X), r) != 0)
+		/* u1 is spent: it takes x_R mod n. */
+		else if ((ret = mbedtls_mpi_mod_mpi(&u1, sotls_mbed_point_x(&R), &grp->N)) == 0 &&
+			 mbedtls_mpi_cmp_mpi(&u1, r) != 0)
 			ret = MBEDTLS_ERR_ECP_VERIFY_FAILED;
 	}
 	mbedtls_ecp_point_free(&R);
@@ -250,7 +253,7 @@ static int x25519_compute_shared(mbedtls_mpi *z, const mbedtls_ecp_point *Q,
 		return MBEDTLS_ERR_ECP_FEATURE_UNAVAILABLE;
 	if (mbedtls_mpi_write_binary_le(d, sk, sizeof(sk)) != 0)
 		return MBEDTLS_ERR_ECP_INVALID_KEY;
-	if (mbedtls_mpi_write_binary_le(&Q->MBEDTLS_PRIVATE(X), pk, sizeof(pk)) != 0) {
+	if (mbedtls_mpi_write_binary_le(sotls_mbed_point_x(Q), pk, sizeof(pk)) != 0) {
 		ret = MBEDTLS_ERR_ECP_BAD_INPUT_DATA;
 		goto out;
 	}

@@ -16,9 +16,11 @@
 #include "ecdsa_scalar.h"
 
 #include <mbedtls/ecp.h>
+#include <mbedtls/platform_util.h>
 #include <string.h>
 
 #include "ct_valgrind.h"
+#include "mbedtls_internals.h"
 #include "util.h"
 
 _Static_assert(sizeof(mbedtls_mpi_uint) == sizeof(uint64_t), "mbedTLS limbs are 64-bit");
@@ -102,7 +104,8 @@ int sotls_ecdsa_order_init(struct sotls_ecdsa_order *o, const mbedtls_mpi *n)
 	if (limbs > SOTLS_ECDSA_MAX_LIMBS || mbedtls_mpi_cmp_int(n, 2) <= 0 ||
 	    mbedtls_mpi_get_bit(n, 0) != 1)
 		return MBEDTLS_ERR_ECP_BAD_INPUT_DATA;
-	sotls_mont_init(&o->mt, n->MBEDTLS_PRIVATE(p), limbs);
+	size_t n_limbs;
+	sotls_mont_init(&o->mt, sotls_mbed_mpi_limbs(n, &n_limbs), limbs);
 	o->bits = bits;
 	sotls_limbs_sub(o->nm2, o->mt.m, two, limbs);
 	return 0;
@@ -125,8 +128,8 @@ static bool in_range(const struct sotls_ecdsa_order *o, const uint64_t *x, uint6
 bool sotls_ecdsa_scalar_load(const struct sotls_ecdsa_order *o, uint64_t *x,
 			     const mbedtls_mpi *v)
 {
-	const size_t limbs = v->MBEDTLS_PRIVATE(n);
-	const mbedtls_mpi_uint *p = v->MBEDTLS_PRIVATE(p);
+	size_t limbs;
+	const mbedtls_mpi_uint *p = sotls_mbed_mpi_limbs(v, &limbs);
 	uint64_t high = 0;
 
 	for (size_t i = 0; i < o->mt.n; i++)
@@ -134,19 +137,19 @@ bool sotls_ecdsa_scalar_load(const struct sotls_ecdsa_order *o, uint64_t *x,
 	for (size_t i = o->mt.n; i < limbs; i++)
 		high |= p[i];
 	/* The sign is not a secret: mbedTLS sets it apart from the limbs. */
-	return in_range(o, x, high) && v->MBEDTLS_PRIVATE(s) > 0;
+	return in_range(o, x, high) && sotls_mbed_mpi_sign(v) > 0;
 }
 
 int sotls_ecdsa_scalar_to_mpi(const struct sotls_ecdsa_order *o, mbedtls_mpi *dst,
 			      const uint64_t *x)
 {
-	/* lset clears every limb dst has; grow keeps them. */
-	int ret = mbedtls_mpi_lset(dst, 0);
-
-	if (ret == 0)
-		ret = mbedtls_mpi_grow(dst, o->mt.n);
-	if (ret == 0)
-		memcpy(dst->MBEDTLS_PRIVATE(p), x, o->mt.n * sizeof(uint64_t));
+	/* Through bytes and mbedTLS's public reader, which copies them without
+	 * looking at their value. */
+	uint8_t le[SOTLS_ECDSA_MAX_LIMBS * 8];
+	for (size_t i = 0; i < o->mt.n * 8; i++)
+		le[i] = (uint8_t)(x[i / 8] >> (8 * (i % 8)));
+	int ret = mbedtls_mpi_read_binary_le(dst, le, o->mt.n * 8);
+	mbedtls_platform_zeroize(le, sizeof(le));
 	return ret;
 }
 

@@ -6,10 +6,11 @@
  */
 #include <mbedtls/sha256.h>
 
+#include "mbedtls_internals.h"
 #include "sha256.h"
 
 int mbedtls_internal_sha256_process(mbedtls_sha256_context *ctx, const unsigned char data[64])
 {
-	sotls_sha256_blocks()(ctx->MBEDTLS_PRIVATE(state), data, 1);
+	sotls_sha256_blocks()(sotls_mbed_sha256_state(ctx), data, 1);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <mbedtls/x509.h>
 
 #include "hs_internal.h"
+#include "mbedtls_internals.h"
 
 const char *sotls_alert_name(int desc)
 {
@@ -108,9 +109,7 @@ int sotls_hs_map_error(struct sotls_hs *hs, int mrc, int *alert, char *detail, s
 		snprintf(detail, len, "the peer sent close_notify during the handshake");
 		return SOTLS_ERR_TRUNCATED;
 	case MBEDTLS_ERR_SSL_FATAL_ALERT_MESSAGE: {
-		int desc = hs->ssl.MBEDTLS_PRIVATE(in_msg) != NULL
-				   ? hs->ssl.MBEDTLS_PRIVATE(in_msg)[1]
-				   : -1;
+		int desc = sotls_mbed_received_alert(&hs->ssl);
 		hs->peer_alert = desc;
 		/* sotls_strerror says "the peer sent a fatal alert": the detail
 		 * says which, without saying that again. */

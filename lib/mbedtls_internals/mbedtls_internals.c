@@ -1,7 +1,9 @@
 /*
- * The few places where sotls reaches into mbedTLS 3.6's private state,
- * kept in this one file so that an mbedTLS update has one place to check.
- * Each has no public API in 3.6:
+ * Every place where sotls reaches into mbedTLS 3.6's private state, kept in
+ * this one file (its own folder, below lib/crypto and lib/handshake, which
+ * both call it) so that an mbedTLS update has one place to check; what it
+ * relies on is checked when it compiles (below the includes). Each has no
+ * public API in 3.6:
  * - the next record sequence numbers after the handshake (kTLS and the
  *   userspace record layer start from them);
  * - whether mbedTLS still holds received bytes (it must not: the record
@@ -21,7 +23,13 @@
  *   agreed (RFC 7627 §5.3 makes resumption depend on it, and mbedTLS does
  *   not record it in the session), the ticket to come, and undoing a
  *   ticket's resumption whose suite is not the one negotiated (mbedTLS 3.6
- *   resumes a ticket under whatever suite it picks afresh).
+ *   resumes a ticket under whatever suite it picks afresh);
+ * - the alert a peer ended the handshake with (the record mbedTLS read);
+ * - for lib/crypto's ALT hooks: a point's X and Z (ECDH's shared secret,
+ *   ECDSA's r, X25519's key), an MPI's limbs and sign (the constant-time
+ *   scalar arithmetic of ecdsa_scalar.c reads them without branching on
+ *   their value, which mbedTLS's accessors would), and SHA-256's state (the
+ *   compression hook updates it).
  */
 #include "library/ssl_misc.h" /* first: it sets MBEDTLS_ALLOW_PRIVATE_ACCESS */
 
@@ -29,6 +37,19 @@
 
 #include "mbedtls_internals.h"
 #include "util.h"
+
+/* What this file relies on, checked when it compiles: the version whose
+ * private state it was written against, and the shapes it reads. A new
+ * 3.6.x that keeps them builds as it is; anything else stops here. */
+#if MBEDTLS_VERSION_NUMBER < 0x03060000 || MBEDTLS_VERSION_NUMBER >= 0x03070000
+#error "mbedtls_internals.c reads mbedTLS 3.6's private state: check each access against this version before widening the bound"
+#endif
+_Static_assert(sizeof(((mbedtls_ssl_context *)0)->in_ctr) == 8 &&
+		       sizeof(((mbedtls_ssl_context *)0)->cur_out_ctr) == 8,
+	       "the record counters are 8 big-endian bytes (sotls_mbed_next_seqs)");
+_Static_assert(sizeof(mbedtls_mpi_uint) == 8, "64-bit limbs (ecdsa_scalar.c)");
+_Static_assert(sizeof(((mbedtls_sha256_context *)0)->state) == 8 * sizeof(uint32_t),
+	       "SHA-256's state is eight 32-bit words (sha256_mbedtls_alt.c)");
 
 int sotls_mbed_state(const mbedtls_ssl_context *ssl)
 {
@@ -148,4 +169,37 @@ const mbedtls_ssl_session *sotls_mbed_session_negotiate(const mbedtls_ssl_contex
 int sotls_mbed_session_suite(const mbedtls_ssl_session *s)
 {
 	return s->ciphersuite;
+}
+
+int sotls_mbed_received_alert(const mbedtls_ssl_context *ssl)
+{
+	return ssl->in_msg != NULL && ssl->in_msgtype == MBEDTLS_SSL_MSG_ALERT ? ssl->in_msg[1] : -1;
+}
+
+/* ---- lib/crypto's ALT hooks ---- */
+
+const mbedtls_mpi *sotls_mbed_point_x(const mbedtls_ecp_point *p)
+{
+	return &p->X;
+}
+
+const mbedtls_mpi *sotls_mbed_point_z(const mbedtls_ecp_point *p)
+{
+	return &p->Z;
+}
+
+const mbedtls_mpi_uint *sotls_mbed_mpi_limbs(const mbedtls_mpi *x, size_t *n)
+{
+	*n = x->n;
+	return x->p;
+}
+
+int sotls_mbed_mpi_sign(const mbedtls_mpi *x)
+{
+	return x->s;
+}
+
+uint32_t *sotls_mbed_sha256_state(mbedtls_sha256_context *ctx)
+{
+	return ctx->state;
 }

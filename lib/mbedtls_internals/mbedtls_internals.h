@@ -6,6 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mbedtls/bignum.h>
+#include <mbedtls/ecp.h>
+#include <mbedtls/sha256.h>
 #include <mbedtls/ssl.h>
 #include <mbedtls/x509_crt.h>
 
@@ -50,5 +53,18 @@ const uint8_t *sotls_mbed_session_id(const mbedtls_ssl_session *s, size_t *len);
 const mbedtls_ssl_session *sotls_mbed_session_negotiate(const mbedtls_ssl_context *ssl);
 /* The suite of a loaded session. */
 int sotls_mbed_session_suite(const mbedtls_ssl_session *s);
+
+/* The description of the alert record mbedTLS read last, -1 if that was
+ * not an alert. */
+int sotls_mbed_received_alert(const mbedtls_ssl_context *ssl);
+
+/* lib/crypto's ALT hooks. A point's X and Z coordinates; an MPI's limbs
+ * (least significant first) with their count, and its sign (1 or -1), read
+ * without looking at the value; SHA-256's eight state words. */
+const mbedtls_mpi *sotls_mbed_point_x(const mbedtls_ecp_point *p);
+const mbedtls_mpi *sotls_mbed_point_z(const mbedtls_ecp_point *p);
+const mbedtls_mpi_uint *sotls_mbed_mpi_limbs(const mbedtls_mpi *x, size_t *n);
+int sotls_mbed_mpi_sign(const mbedtls_mpi *x);
+uint32_t *sotls_mbed_sha256_state(mbedtls_sha256_context *ctx);
 
 #endif
