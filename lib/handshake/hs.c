@@ -353,8 +353,9 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 	memset(res, 0, sizeof(*res));
 	res->suite = suite;
 	res->max_frag_len = hs->mfl;
-	int rc = sotls_derive_key_block(suite, hs->master, hs->client_random, hs->server_random,
-					&res->kb);
+	int rc = sotls_hs_key_block(hs, suite);
+	if (rc == 0)
+		res->kb = hs->kb;
 	sotls_wipe(hs->master, sizeof(hs->master));
 	if (rc != 0) {
 		snprintf(detail, detail_len, "key block derivation failed");
@@ -386,4 +387,14 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 int sotls_hs_peer_alert(const struct sotls_hs *hs)
 {
 	return hs->peer_alert;
+}
+
+int sotls_hs_key_block(struct sotls_hs *hs, const struct sotls_suite *suite)
+{
+	if (hs->have_kb)
+		return 0;
+	int rc = sotls_derive_key_block(suite, hs->master, hs->client_random, hs->server_random,
+					&hs->kb);
+	hs->have_kb = rc == 0;
+	return rc;
 }

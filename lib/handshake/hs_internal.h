@@ -126,6 +126,11 @@ struct sotls_hs {
 	uint8_t master[48];
 	uint8_t client_random[32];
 	uint8_t server_random[32];
+	/* The key block of the above, derived once (sotls_hs_key_block): the
+	 * reader opens the peer's records after its ChangeCipherSpec with it,
+	 * and the record layer starts from it. */
+	bool have_kb;
+	struct sotls_key_block kb;
 
 	/* real_hello holds a ClientHello shown to mbedTLS rewritten (else it
 	 * is a copy kept for the SNI acknowledgement, sni_ack.c). */
@@ -262,6 +267,10 @@ void sotls_hs_keylog(const struct sotls_hs *hs);
 
 /* The alert for an mbedTLS failure that mbedTLS did not announce itself, and
  * the sotls code and detail (hs_alert.c). */
+/* hs->kb for suite, derived the first time it is asked for. 0 or
+ * SOTLS_ERR_INTERNAL. */
+int sotls_hs_key_block(struct sotls_hs *hs, const struct sotls_suite *suite);
+
 int sotls_hs_map_error(struct sotls_hs *hs, int mrc, int *alert, char *detail, size_t len,
 		       int *sys_errno);
 const char *sotls_alert_name(int desc);

@@ -395,19 +395,17 @@ static int start_sealed(struct sotls_hs *hs)
 	if (rd->cbuf == NULL || rd->sbuf == NULL)
 		return sotls_hs_fail(hs, SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ALERT_INTERNAL_ERROR,
 				     "no memory for the peer's Finished");
-	struct sotls_key_block kb;
-	int rc = sotls_derive_key_block(suite, hs->master, hs->client_random, hs->server_random,
-					&kb);
-	const uint8_t *key = hs->server ? kb.client_key : kb.server_key;
-	const uint8_t *salt = hs->server ? kb.client_salt : kb.server_salt;
+	int rc = sotls_hs_key_block(hs, suite);
+	const struct sotls_key_block *kb = &hs->kb;
+	const uint8_t *key = hs->server ? kb->client_key : kb->server_key;
+	const uint8_t *salt = hs->server ? kb->client_salt : kb->server_salt;
 	if (rc == 0)
-		rc = sotls_aead_init(&rd->peer.aead, suite->alg, key, kb.key_len);
+		rc = sotls_aead_init(&rd->peer.aead, suite->alg, key, kb->key_len);
 	if (rc == 0)
-		rc = sotls_aead_init(&rd->shown.aead, suite->alg, key, kb.key_len);
+		rc = sotls_aead_init(&rd->shown.aead, suite->alg, key, kb->key_len);
 	memcpy(rd->peer.salt, salt, SOTLS_REC_SALT);
 	memcpy(rd->shown.salt, salt, SOTLS_REC_SALT);
 	rd->peer.seq = rd->shown.seq = 0; /* RFC 5246 §6.1: reset at ChangeCipherSpec */
-	sotls_wipe(&kb, sizeof(kb));
 	if (rc != 0)
 		return sotls_hs_fail(hs, SOTLS_ERR_INTERNAL, SOTLS_ALERT_INTERNAL_ERROR,
 				     "the keys for the peer's records did not set up");
