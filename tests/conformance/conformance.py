@@ -737,7 +737,7 @@ def _(env):
 
 # Issue 20 item 10: ClientHellos up to 32 KiB (32768 bytes, header included)
 # are accepted, whatever makes them long; a longer one gets illegal_parameter
-# (README, "Records"). RFC 5246 §7.4.1.2 cipher_suites<2..2^16-2> allows
+# (docs/protocol.md, "Records"). RFC 5246 §7.4.1.2 cipher_suites<2..2^16-2> allows
 # such a list.
 def long_hello_fields(size, via='suites'):
     """A ClientHello of exactly size bytes (handshake header included), long

@@ -10,7 +10,7 @@
  *                                     (the ALT hook: libsodium)
  *
  * "valid" must succeed with the stated result, "invalid" must fail. What we
- * do with "acceptable" is our choice, fixed here and in README.md:
+ * do with "acceptable" is our choice, fixed here and in docs/public-key.md:
  *  - ECDH: public keys come as DER SubjectPublicKeyInfo; only the named-curve
  *    P-256 form with an uncompressed point is taken (the one TLS's ECDHE
  *    share maps to); every other encoding (the "acceptable" InvalidAsn,
