@@ -37,41 +37,82 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 #define SECONDS_MAX 10000000000LL /* about 317 years */
 #define NOW_MAX 100000000000LL
 
-static const char SYNOPSIS[] =
-	"usage: " PROG " new FILE [--keys N] [--period S] [--lifetime S] [--force]\n"
-	"       " PROG " rotate FILE [--delay S] [--lifetime S] [--keep N]\n"
-	"       " PROG " show FILE\n"
-	"Every command also takes --now T: act as if it were T (Unix seconds).\n";
+/* The command forms: the usage line after an error, and --help's SYNOPSIS. */
+static const char *const FORMS[] = {
+	"new FILE [--keys N] [--period S] [--lifetime S] [--force]",
+	"rotate FILE [--delay S] [--lifetime S] [--keep N]",
+	"show FILE",
+};
+#define N_FORMS (sizeof(FORMS) / sizeof(FORMS[0]))
 
-/* After a usage error: the synopsis, and where the rest is. */
+/* After a usage error: the forms, and where the rest is. */
 static int usage_error(void)
 {
-	fprintf(stderr, "%s(" PROG " --help says more)\n", SYNOPSIS);
+	for (size_t i = 0; i < N_FORMS; i++)
+		fprintf(stderr, "%s" PROG " %s\n", i == 0 ? "usage: " : "       ", FORMS[i]);
+	fprintf(stderr, "Every command also takes --now T. (" PROG " --help says more)\n");
 	return EXIT_USAGE;
 }
 
+/* --help, laid out as a manual page. */
 static void usage(FILE *f)
 {
+	fprintf(f, "NAME\n"
+		   "       " PROG " - make, rotate and show the session ticket key file that a\n"
+		   "       fleet of sotls servers shares\n"
+		   "\n"
+		   "SYNOPSIS\n");
+	for (size_t i = 0; i < N_FORMS; i++)
+		fprintf(f, "       " PROG " %s [--now T]\n", FORMS[i]);
 	fprintf(f,
-		"%s\n"
-		"new     writes N fresh random keys (--keys, default 2, at most %d) as if\n"
-		"        `rotate` had run every --period seconds (default 43200): the newest\n"
-		"        issues from now, each older one came in a period earlier and opens\n"
-		"        tickets until --lifetime seconds (default 7200) after the next one\n"
-		"        came in. Refuses to replace FILE unless --force.\n"
-		"rotate  adds a key that issues from now + --delay (default 0; give the time it\n"
-		"        takes FILE to reach every server), ends each key without an end at\n"
-		"        the new key's start + --lifetime (default 7200: at least the servers'\n"
-		"        ticket lifetime), drops expired keys, and keeps at most --keep keys\n"
-		"        (default 4; the oldest go first, never the key that issues now or one\n"
-		"        still to come). Run it from cron once a period.\n"
-		"show    lists the keys, newest first: name, intro and expiry (UTC), and a\n"
-		"        state: issues (new tickets are sealed with it now), opens (it only opens\n"
-		"        tickets), pending (it opens tickets, and issues from its intro on) or\n"
-		"        expired. Never prints secrets. Exit status 1 if no key issues now.\n"
 		"\n"
-		"FILE is replaced atomically (mode 0600). Exit status: 0 done, 1 failed, 2 usage.\n",
-		SYNOPSIS, SOTLS_TICKET_KEYS_MAX);
+		"DESCRIPTION\n"
+		"       Servers read FILE with sotls_config_set_ticket_key_file (the example\n"
+		"       servers' --ticket-key-file) and again whenever it changes, so a cron job\n"
+		"       that rotates FILE rotates the fleet. Each key issues tickets from its\n"
+		"       intro and opens them until its expiry.\n"
+		"\n"
+		"COMMANDS\n"
+		"       new     writes N fresh random keys as if `rotate` had run every period:\n"
+		"               the newest issues from now, each older one came in a period\n"
+		"               earlier and opens tickets until a lifetime after the next one\n"
+		"               came in. Refuses to replace FILE unless --force.\n"
+		"       rotate  adds a key that issues from now + the delay, ends each key\n"
+		"               without an end at the new key's start + the lifetime, drops\n"
+		"               expired keys and keeps at most --keep keys (the oldest go first,\n"
+		"               never the key that issues now or one still to come). Run it\n"
+		"               from cron once a period.\n"
+		"       show    lists the keys, newest first: name, intro and expiry (UTC) and a\n"
+		"               state: issues (new tickets are sealed with it now), opens (it\n"
+		"               only opens tickets), pending (it opens tickets, and issues from\n"
+		"               its intro on) or expired. Never prints a secret.\n"
+		"\n"
+		"OPTIONS\n"
+		"       --keys N      new: keys to write (default 2, at most %d)\n"
+		"       --period S    new: seconds between the keys' intros (default 43200)\n"
+		"       --lifetime S  how long a key opens tickets after the next one comes in\n"
+		"                     (default 7200; at least the servers' ticket lifetime)\n"
+		"       --delay S     rotate: seconds until the new key issues (default 0; give\n"
+		"                     the time FILE takes to reach every server)\n"
+		"       --keep N      rotate: keys kept at most (default 4)\n"
+		"       --force       new: replace an existing FILE (its tickets stop opening)\n"
+		"       --now T       act as if it were T (Unix seconds), to plan a schedule\n"
+		"       --help        this text\n"
+		"\n"
+		"FILES\n"
+		"       FILE is replaced atomically (a new file beside it, mode 0600, synced,\n"
+		"       renamed over it). Servers take it only as a regular file, not a link,\n"
+		"       owned by their user or root and readable by no one else.\n"
+		"\n"
+		"EXIT STATUS\n"
+		"       0 done; 1 failed (the file, what and why on stderr), or for show, no\n"
+		"       key issues now; 2 usage.\n"
+		"\n"
+		"EXAMPLES\n"
+		"       " PROG " new /etc/sotls/ticket.keys --period 43200 --lifetime 7200\n"
+		"       # crontab: every 12 hours, a new key that issues 10 minutes later\n"
+		"       0 */12 * * *  " PROG " rotate /etc/sotls/ticket.keys --delay 600\n",
+		SOTLS_TICKET_KEYS_MAX);
 }
 
 /* ---- options ---- */
