@@ -479,6 +479,117 @@ SOTLS_API int sotls_config_set_keylog(struct sotls_config *cfg, sotls_keylog_cb 
  */
 SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn **out);
 
+/*
+ * The engine: a connection without a socket, for servers with their own
+ * event loop or io_uring (multishot recv into provided buffers, SEND_ZC),
+ * which do not hand their sockets to a library. It makes no syscall: the
+ * application moves the ciphertext. It is the connection sotls_conn_new
+ * makes, the same code: sotls_handshake, sotls_send, sotls_recv,
+ * sotls_shutdown, the callbacks, sotls_get_info and the errors behave as on
+ * a non-blocking socket, where SOTLS_WANT_READ means "give me ciphertext"
+ * (sotls_engine_recv_buf) and SOTLS_WANT_WRITE "take the ciphertext I hold"
+ * (sotls_engine_send_buf). sotls_sendfile: SOTLS_ERR_UNSUPPORTED (no
+ * socket) until sotls_engine_attach_fd. Arguments as sotls_conn_new's.
+ *
+ * The loop (see examples/engine-echo-server.c):
+ *     for (;;) {
+ *         ssize_t n = sotls_recv(c, app, sizeof(app));  // or sotls_handshake
+ *         size_t len;
+ *         const void *out = sotls_engine_send_buf(c, &len);
+ *         if (len > 0)                                  // even after a failure:
+ *             sotls_engine_send_done(c, send(fd, out, len, 0));  // its alert
+ *         if (n == SOTLS_WANT_READ) {
+ *             size_t cap;
+ *             void *in = sotls_engine_recv_buf(c, &cap);
+ *             ssize_t got = recv(fd, in, cap, 0);       // 0: sotls_engine_recv_eof
+ *             sotls_engine_recv_done(c, got);
+ *         }
+ *         ...
+ *     }
+ */
+SOTLS_API int sotls_conn_new_engine(struct sotls_config *cfg, struct sotls_conn **out);
+
+/*
+ * Where to put received ciphertext, and how many bytes the engine takes now
+ * (*cap). NULL and *cap 0: nothing now (call sotls_handshake / sotls_recv
+ * first, or it has failed). During the handshake *cap never reaches past
+ * the record being read, so an application that reads at most *cap bytes
+ * from its socket never reads past the peer's Finished and can give the
+ * socket to the kernel afterwards (sotls_engine_attach_fd). After the
+ * handshake it is the free end of the receive buffer, where records are
+ * opened in place: reading straight into it costs no copy.
+ * Then sotls_engine_recv_done: n bytes were written there (0, or
+ * SOTLS_ERR_INVALID_ARGUMENT: more than *cap).
+ */
+SOTLS_API void *sotls_engine_recv_buf(struct sotls_conn *c, size_t *cap);
+SOTLS_API int sotls_engine_recv_done(struct sotls_conn *c, size_t n);
+/* Copies in as much of data as the engine takes now (sotls_engine_recv_buf,
+ * memcpy, sotls_engine_recv_done): returns how many bytes it took, maybe
+ * fewer than len (keep the rest, call sotls_handshake / sotls_recv, feed
+ * again), 0 when it takes none now. For data that already sits in the
+ * application's buffers (a provided-buffer ring). */
+SOTLS_API size_t sotls_engine_feed(struct sotls_conn *c, const void *data, size_t len);
+/* The peer closed its end of the stream (recv returned 0): the next read
+ * sees it, as on a socket (SOTLS_ERR_TRUNCATED without close_notify). */
+SOTLS_API int sotls_engine_recv_eof(struct sotls_conn *c);
+
+/*
+ * Ciphertext to send (*len bytes; NULL and 0: none), then
+ * sotls_engine_send_done: n of them were sent (0, or
+ * SOTLS_ERR_INVALID_ARGUMENT). After a failure it still holds what the
+ * connection had to say (its fatal alert last): send that, then close.
+ */
+SOTLS_API const void *sotls_engine_send_buf(struct sotls_conn *c, size_t *len);
+SOTLS_API int sotls_engine_send_done(struct sotls_conn *c, size_t n);
+
+/* What an engine connection wants (sotls_engine_state: a set of bits). */
+enum sotls_engine_bits {
+	SOTLS_ENGINE_SEND = 1,	      /* ciphertext waits in sotls_engine_send_buf */
+	SOTLS_ENGINE_RECV = 2,	      /* it takes ciphertext now */
+	SOTLS_ENGINE_PRIVATE_KEY = 4, /* the handshake waits for the private-key method */
+	SOTLS_ENGINE_OPEN = 8,	      /* the handshake is complete: records flow */
+	SOTLS_ENGINE_CLOSED = 16,     /* the peer's close_notify arrived */
+	SOTLS_ENGINE_FAILED = 32,     /* final (sotls_conn_error_detail); send SEND, then close */
+};
+SOTLS_API unsigned sotls_engine_state(struct sotls_conn *c);
+
+/*
+ * The kernel handoff, right after sotls_handshake returned 0 and before any
+ * sotls_send / sotls_recv / sotls_shutdown (then SOTLS_ERR_BAD_STATE).
+ * sotls_engine_attach_fd: the connection goes on over fd, the socket whose
+ * ciphertext the engine has seen so far (nothing past the peer's Finished
+ * read from it): each direction goes to the kernel as the configuration's
+ * kTLS policy says, with sotls_info's reasons as for sotls_conn_new, the
+ * rest stays in userspace on fd, and sotls_sendfile works. It is then a
+ * connection on fd in every respect (no engine buffers any more).
+ */
+SOTLS_API int sotls_engine_attach_fd(struct sotls_conn *c, int fd);
+
+/* One direction's traffic keys, for an application that installs them in
+ * the kernel itself (struct tls12_crypto_info_*): key, implicit salt, and
+ * the sequence number of the next record. */
+struct sotls_traffic_keys {
+	uint16_t suite_id; /* IANA (sotls_info.suite_id) */
+	uint8_t key_len;   /* 16 or 32 */
+	uint8_t key[32];
+	uint8_t salt[4];
+	uint64_t seq;
+};
+/* Copies both directions' keys out, once (wipe them after use); the
+ * connection then moves no record: SOTLS_ERR_BAD_STATE from sotls_send and
+ * sotls_recv. */
+SOTLS_API int sotls_engine_traffic_keys(struct sotls_conn *c, struct sotls_traffic_keys *tx,
+					struct sotls_traffic_keys *rx);
+
+/* Decrypted bytes sotls holds for the next sotls_recv (OpenSSL's
+ * SSL_pending): a caller that read less than a record must not wait for
+ * its socket before reading these. Either kind of connection. */
+SOTLS_API size_t sotls_pending(const struct sotls_conn *c);
+
+/* A pointer of the application's, kept with the connection (NULL at first). */
+SOTLS_API void sotls_conn_set_user(struct sotls_conn *c, void *user);
+SOTLS_API void *sotls_conn_user(const struct sotls_conn *c);
+
 /* Client: the server name for this connection only (SNI and certificate
  * check); overrides the configuration's. Before the handshake only. */
 SOTLS_API int sotls_conn_set_server_name(struct sotls_conn *c, const char *name);

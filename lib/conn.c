@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conn_internal.h"
 #include "conn_ktls.h"
 #include "handshake.h"
 #include "resume.h"
@@ -18,61 +19,6 @@
 #include "record.h"
 #include "sotls.h"
 #include "util.h"
-
-enum conn_state {
-	CONN_NEW,	/* handshake not started or in progress */
-	CONN_OPEN,	/* records flow */
-	CONN_FAILED,	/* a fatal error; err says which */
-};
-
-/* No alert is 255 (IANA's TLS Alerts registry assigns 0-120 at most). */
-#define NO_HS_ALERT 255
-
-struct sotls_conn {
-	struct sotls_config *cfg;
-	int fd;
-	enum conn_state state;
-	int err;
-	char *server_name;
-	struct sotls_hs *hs;
-	const struct sotls_suite *suite;
-	/* Where each direction's records are made and opened, and why. */
-	const char *tx_reason, *rx_reason;
-	struct sotls_kconn k; /* the kernel directions (k.tx, k.rx) */
-	/* The userspace record layer (keys, AEAD contexts, buffers), allocated
-	 * only when a direction stays in userspace: with both directions in
-	 * the kernel the connection holds no record buffers and no traffic
-	 * keys (a client's session, for sotls_conn_get_session, is in
-	 * session). */
-	struct sotls_record *rec;
-	struct sotls_io *io; /* sotls_sendfile's ring and buffers, made on first use */
-	/* 240, not 256: with the peer and session pointers the connection
-	 * stays in the same malloc size class (496-byte chunks) as before
-	 * the identity and resumption existed. */
-	char detail[240];
-	struct sotls_peer *peer; /* the peer's chain, from the handshake; NULL if none */
-	/* What the handshake agreed on, for sotls_info (NULL: none). */
-	char *alpn;
-	char *sni;
-	int cert_index;
-	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
-	uint8_t resumed;       /* enum sotls_resumption */
-	/* The fatal alert the peer ended the handshake with (sotls_info's
-	 * peer_alert before there are records), NO_HS_ALERT if none: one byte
-	 * in what was padding, as alerts are (RFC 5246 §7.2). */
-	uint8_t hs_alert;
-	struct conn_session *session; /* NULL: nothing to offer, export or forget */
-};
-
-/* A client's session (resume.h) to offer, then the one to export without
- * its peer (the connection holds that); a server's key in the cache. Made
- * only when there is one: most server connections never need it. */
-struct conn_session {
-	uint8_t *offer, *state;
-	size_t offer_len, state_len;
-	uint8_t sid[32];
-	uint8_t sid_len;
-};
 
 static void session_free(struct conn_session *s)
 {
@@ -106,9 +52,9 @@ static void session_forget(struct sotls_conn *c, int err)
 	session_free(s);
 }
 
-SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn **out)
+static int conn_make(struct sotls_config *cfg, int fd, struct sotls_conn **out)
 {
-	if (cfg == NULL || fd < 0 || out == NULL)
+	if (cfg == NULL || out == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	*out = NULL;
 	if (cfg->role == SOTLS_ROLE_SERVER && cfg->n_certs == 0 && cfg->sni_cb == NULL)
@@ -122,12 +68,42 @@ SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn
 		return rc;
 	}
 	c->cfg = cfg;
-	c->fd = fd;
+	c->wire.fd = fd;
 	c->state = CONN_NEW;
 	c->cert_index = -1;
 	c->hs_alert = NO_HS_ALERT;
 	*out = c;
 	return 0;
+}
+
+SOTLS_API int sotls_conn_new(struct sotls_config *cfg, int fd, struct sotls_conn **out)
+{
+	if (fd < 0)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	return conn_make(cfg, fd, out);
+}
+
+SOTLS_API int sotls_conn_new_engine(struct sotls_config *cfg, struct sotls_conn **out)
+{
+	struct conn_engine *eng = calloc(1, sizeof(*eng));
+	if (eng == NULL)
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	int rc = conn_make(cfg, -1, out);
+	if (rc != 0) {
+		free(eng);
+		return rc;
+	}
+	(*out)->eng = eng;
+	return 0;
+}
+
+static void engine_drop_keys(struct conn_engine *e)
+{
+	if (e != NULL && e->have_keys) {
+		sotls_wipe(&e->tx, sizeof(e->tx));
+		sotls_wipe(&e->rx, sizeof(e->rx));
+		e->have_keys = false;
+	}
 }
 
 SOTLS_API int sotls_conn_set_server_name(struct sotls_conn *c, const char *name)
@@ -144,6 +120,21 @@ SOTLS_API int sotls_conn_set_server_name(struct sotls_conn *c, const char *name)
 	return 0;
 }
 
+/* An engine's failed handshake: what it did not send yet (the alert last)
+ * outlives the handshake, for the application to send. */
+static void keep_residue(struct sotls_conn *c)
+{
+	size_t len;
+	const uint8_t *p = sotls_hs_out(c->hs, &len);
+	if (c->eng == NULL || len == 0 || c->eng->residue != NULL)
+		return;
+	if ((c->eng->residue = malloc(len)) == NULL)
+		return; /* best effort, as the alert is on a full socket */
+	memcpy(c->eng->residue, p, len);
+	c->eng->residue_len = len;
+	c->eng->residue_off = 0;
+}
+
 static int conn_fail(struct sotls_conn *c, int err)
 {
 	if (c->state != CONN_FAILED) {
@@ -151,7 +142,9 @@ static int conn_fail(struct sotls_conn *c, int err)
 		c->err = err;
 		session_forget(c, err);
 	}
+	engine_drop_keys(c->eng);
 	if (c->hs != NULL) {
+		keep_residue(c);
 		sotls_hs_free(c->hs);
 		c->hs = NULL;
 	}
@@ -159,9 +152,65 @@ static int conn_fail(struct sotls_conn *c, int err)
 }
 
 /*
+ * The directions the kernel took (kc) go to it, the others to the userspace
+ * record layer, allocated only if one stays there: with both directions in
+ * the kernel the connection holds no record buffers and no traffic keys.
+ */
+static int use_choice(struct sotls_conn *c, const struct sotls_kchoice *kc, enum sotls_aead_alg alg,
+		      const struct sotls_kdir_keys *txk, const struct sotls_kdir_keys *rxk,
+		      uint16_t max_frag)
+{
+	bool server = c->cfg->role == SOTLS_ROLE_SERVER;
+	int rc = 0;
+	if (!kc->tx || !kc->rx) {
+		struct sotls_rec_keys t = {txk->key, txk->salt, txk->seq};
+		struct sotls_rec_keys r = {rxk->key, rxk->salt, rxk->seq};
+		c->rec = malloc(sizeof(*c->rec));
+		rc = c->rec == NULL ? SOTLS_ERR_OUT_OF_MEMORY
+				    : sotls_record_init(c->rec, &c->wire, alg, &t, &r, NULL, 0);
+		if (rc != 0) {
+			free(c->rec); /* sotls_record_init cleaned up after itself */
+			c->rec = NULL;
+			snprintf(c->detail, sizeof(c->detail), "record layer set-up failed: %s",
+				 sotls_strerror(rc));
+			return rc;
+		}
+		/* The kernel's half is not kept in userspace. */
+		sotls_record_set_policy(c->rec, server, c->cfg->key_usage_limit);
+		if (kc->tx) {
+			sotls_aead_clear(&c->rec->tx.aead);
+			c->rec->alert_out = sotls_kconn_alert_out;
+			c->rec->alert_ctx = &c->k;
+		}
+		if (kc->rx)
+			sotls_aead_clear(&c->rec->rx.aead);
+		if (max_frag != 0)
+			c->rec->max_plain = max_frag;
+	}
+	struct sotls_kconn_setup ks = {kc->tx, kc->rx, server, alg, c->cfg->key_usage_limit,
+				       txk->seq, rxk->seq};
+	sotls_kconn_init(&c->k, c->wire.fd, &ks, c->rec);
+	c->tx_reason = kc->tx_reason;
+	c->rx_reason = kc->rx_reason;
+	return 0;
+}
+
+/* A direction's keys as an engine hands them over. */
+static void traffic_keys(struct sotls_traffic_keys *out, const struct sotls_suite *suite,
+			 const uint8_t *key, const uint8_t *salt, uint64_t seq)
+{
+	out->suite_id = suite->id;
+	out->key_len = (uint8_t)sotls_aead_key_len(suite->alg);
+	memcpy(out->key, key, out->key_len);
+	memcpy(out->salt, salt, sizeof(out->salt));
+	out->seq = seq;
+}
+
+/*
  * Keys and sequence numbers from the handshake into the kernel (per
  * direction, by the policy) and into the userspace record layer for what the
- * kernel did not take.
+ * kernel did not take. An engine connection has no socket: both directions
+ * start in userspace, and the keys wait for sotls_engine_attach_fd.
  *
  * Nothing is pending in userspace at this point: mbedTLS has flushed its last
  * flight before the handshake returns and no record has been sealed yet, so
@@ -180,48 +229,39 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 					   res->server_seq};
 	const struct sotls_kdir_keys *txk = server ? &server_k : &client;
 	const struct sotls_kdir_keys *rxk = server ? &client : &server_k;
-	enum sotls_aead_alg alg = res->suite->alg;
-	struct sotls_kchoice kc;
-	int rc = 0;
+	struct sotls_kchoice kc = {false, false, SOTLS_KREASON_ENGINE, SOTLS_KREASON_ENGINE};
 
-	sotls_kconn_install(c->fd, c->cfg->ktls, alg, txk, rxk, res->max_frag_len, &kc);
-	if (!kc.tx || !kc.rx) {
-		struct sotls_rec_keys t = {txk->key, txk->salt, txk->seq};
-		struct sotls_rec_keys r = {rxk->key, rxk->salt, rxk->seq};
-		c->rec = malloc(sizeof(*c->rec));
-		rc = c->rec == NULL ? SOTLS_ERR_OUT_OF_MEMORY
-				    : sotls_record_init(c->rec, c->fd, alg, &t, &r, NULL, 0);
-		if (rc != 0) {
-			free(c->rec); /* sotls_record_init cleaned up after itself */
-			c->rec = NULL;
-		} else {
-			/* The kernel's half is not kept in userspace. */
-			sotls_record_set_policy(c->rec, server, c->cfg->key_usage_limit);
-			if (kc.tx) {
-				sotls_aead_clear(&c->rec->tx.aead);
-				c->rec->alert_out = sotls_kconn_alert_out;
-				c->rec->alert_ctx = &c->k;
-			}
-			if (kc.rx)
-				sotls_aead_clear(&c->rec->rx.aead);
-			if (res->max_frag_len != 0)
-				c->rec->max_plain = res->max_frag_len;
-		}
+	if (c->eng == NULL) {
+		sotls_kconn_install(c->wire.fd, c->cfg->ktls, res->suite->alg, txk, rxk,
+				    res->max_frag_len, &kc);
+	} else {
+		traffic_keys(&c->eng->tx, res->suite, txk->key, txk->salt, txk->seq);
+		traffic_keys(&c->eng->rx, res->suite, rxk->key, rxk->salt, rxk->seq);
+		c->eng->have_keys = true;
 	}
+	int rc = use_choice(c, &kc, res->suite->alg, txk, rxk, res->max_frag_len);
 	sotls_wipe(&res->kb, sizeof(res->kb));
-	if (rc != 0) {
-		snprintf(c->detail, sizeof(c->detail), "record layer set-up failed: %s",
-			 sotls_strerror(rc));
+	if (rc != 0)
 		return rc;
-	}
-	struct sotls_kconn_setup ks = {kc.tx, kc.rx, server, alg, c->cfg->key_usage_limit,
-				       txk->seq, rxk->seq};
-	sotls_kconn_init(&c->k, c->fd, &ks, c->rec);
 	c->suite = res->suite;
-	c->tx_reason = kc.tx_reason;
-	c->rx_reason = kc.rx_reason;
 	c->max_frag_len = res->max_frag_len;
 	return 0;
+}
+
+/* SOTLS_KTLS_REQUIRE: both directions in the kernel, or the connection
+ * fails (the peer learns it from an internal_error alert). */
+static int check_required(struct sotls_conn *c)
+{
+	if (c->cfg->ktls != SOTLS_KTLS_REQUIRE || (c->k.tx && c->k.rx))
+		return 0;
+	snprintf(c->detail, sizeof(c->detail),
+		 "kernel TLS required by configuration, but the kernel did not take%s%s%s%s%s",
+		 c->k.tx ? "" : " TX (", c->k.tx ? "" : c->tx_reason, c->k.tx ? "" : ")",
+		 c->k.rx ? "" : c->k.tx ? " RX (" : " and RX (", c->k.rx ? "" : c->rx_reason);
+	if (!c->k.rx)
+		strncat(c->detail, ")", sizeof(c->detail) - strlen(c->detail) - 1);
+	sotls_kconn_fatal(&c->k, SOTLS_ALERT_INTERNAL_ERROR, SOTLS_ERR_KTLS_REQUIRED);
+	return conn_fail(c, SOTLS_ERR_KTLS_REQUIRED);
 }
 
 /* What a completed handshake leaves to resume or forget the session by. */
@@ -262,7 +302,8 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 
 	if (c->hs == NULL) {
 		const char *name = c->server_name ? c->server_name : c->cfg->server_name;
-		int rc = sotls_hs_new(&c->hs, c->cfg, c, c->fd, name, c->detail, sizeof(c->detail));
+		int rc = sotls_hs_new(&c->hs, c->cfg, c, &c->wire, name, c->detail,
+				      sizeof(c->detail));
 		if (rc == 0 && c->session != NULL && c->session->offer != NULL)
 			rc = sotls_hs_offer_session(c->hs, c->session->offer, c->session->offer_len);
 		if (rc != 0)
@@ -272,6 +313,8 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 	struct sotls_hs_result res;
 	int sys_errno = 0;
 	int rc = sotls_hs_step(c->hs, &res, c->detail, sizeof(c->detail), &sys_errno);
+	if (c->eng != NULL)
+		c->eng->hs_rc = rc;
 	if (rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE || rc == SOTLS_WANT_PRIVATE_KEY)
 		return rc;
 	/* Done either way: mbedTLS's state and secrets go now. */
@@ -296,27 +339,20 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 	if (rc != 0)
 		return conn_fail(c, rc);
 	c->state = CONN_OPEN;
-
-	if (c->cfg->ktls == SOTLS_KTLS_REQUIRE && !(c->k.tx && c->k.rx)) {
-		/* The peer learns it from an internal_error alert. */
-		snprintf(c->detail, sizeof(c->detail),
-			 "kernel TLS required by configuration, but the kernel did not take%s%s%s%s%s",
-			 c->k.tx ? "" : " TX (", c->k.tx ? "" : c->tx_reason, c->k.tx ? "" : ")",
-			 c->k.rx ? "" : c->k.tx ? " RX (" : " and RX (",
-			 c->k.rx ? "" : c->rx_reason);
-		if (!c->k.rx)
-			strncat(c->detail, ")", sizeof(c->detail) - strlen(c->detail) - 1);
-		sotls_kconn_fatal(&c->k, SOTLS_ALERT_INTERNAL_ERROR, SOTLS_ERR_KTLS_REQUIRED);
-		return conn_fail(c, SOTLS_ERR_KTLS_REQUIRED);
-	}
-	return 0;
+	/* An engine's kernel directions are chosen at sotls_engine_attach_fd. */
+	return c->eng == NULL ? check_required(c) : 0;
 }
 
-/* Runs the handshake first if needed; 0 when records may flow. */
+/* Runs the handshake first if needed; 0 when records may flow. Records
+ * moving end an engine's chance to hand its keys over. */
 static int ready(struct sotls_conn *c)
 {
-	if (c->state == CONN_OPEN)
+	if (c->state == CONN_OPEN) {
+		if (c->eng != NULL && c->eng->handed_off)
+			return SOTLS_ERR_BAD_STATE;
+		engine_drop_keys(c->eng);
 		return 0;
+	}
 	return sotls_handshake(c);
 }
 
@@ -404,7 +440,7 @@ static ssize_t k_result(struct sotls_conn *c, ssize_t rc)
 /* Kernel TX: what sotls_sendfile left in its pipe goes before anything else. */
 static ssize_t kernel_flush(struct sotls_conn *c)
 {
-	int rc = sotls_io_kernel_flush(c->io, c->fd);
+	int rc = sotls_io_kernel_flush(c->io, c->wire.fd);
 	if (rc != SOTLS_ERR_SYSCALL)
 		return rc;
 	c->k.sys_errno = errno;
@@ -442,6 +478,88 @@ SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len)
 	return rec_result(c, sotls_record_recv(c->rec, buf, len));
 }
 
+/* ---- an engine's records, handed over ---- */
+
+/* Whether no record has moved since the handshake, so the keys and
+ * sequence numbers it ended with still describe the stream. */
+static bool untouched(const struct sotls_conn *c)
+{
+	const struct sotls_record *r = c->rec;
+	size_t out;
+	return c->state == CONN_OPEN && c->eng != NULL && c->eng->have_keys &&
+	       (r == NULL || (r->tx_records == 0 && r->rx_records == 0 && r->rx_head == r->rx_tail &&
+			      r->plain_len == 0 && sotls_record_out(r, &out) == NULL));
+}
+
+SOTLS_API int sotls_engine_traffic_keys(struct sotls_conn *c, struct sotls_traffic_keys *tx,
+					struct sotls_traffic_keys *rx)
+{
+	if (c == NULL || tx == NULL || rx == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	if (!untouched(c))
+		return SOTLS_ERR_BAD_STATE;
+	*tx = c->eng->tx;
+	*rx = c->eng->rx;
+	engine_drop_keys(c->eng);
+	c->eng->handed_off = true;
+	/* The application owns the records now: none is made or opened here. */
+	if (c->rec != NULL) {
+		sotls_record_free(c->rec);
+		free(c->rec);
+		c->rec = NULL;
+	}
+	return 0;
+}
+
+SOTLS_API int sotls_engine_attach_fd(struct sotls_conn *c, int fd)
+{
+	if (c == NULL || fd < 0)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	if (!untouched(c))
+		return SOTLS_ERR_BAD_STATE;
+	struct conn_engine *e = c->eng;
+	struct sotls_kdir_keys txk = {e->tx.key, e->tx.salt, e->tx.seq};
+	struct sotls_kdir_keys rxk = {e->rx.key, e->rx.salt, e->rx.seq};
+	struct sotls_kchoice kc;
+	sotls_kconn_install(fd, c->cfg->ktls, c->suite->alg, &txk, &rxk, c->max_frag_len, &kc);
+	/* From here on the connection is one on fd, as if sotls_conn_new had
+	 * made it: the record layer is set up again for what stays in
+	 * userspace (nothing had moved through it). */
+	c->wire.fd = fd;
+	if (c->rec != NULL) {
+		sotls_record_free(c->rec);
+		free(c->rec);
+		c->rec = NULL;
+	}
+	int rc = use_choice(c, &kc, c->suite->alg, &txk, &rxk, c->max_frag_len);
+	engine_drop_keys(e);
+	free(e);
+	c->eng = NULL;
+	if (rc != 0)
+		return conn_fail(c, rc);
+	return check_required(c);
+}
+
+SOTLS_API size_t sotls_pending(const struct sotls_conn *c)
+{
+	if (c == NULL)
+		return 0;
+	if (c->k.rx)
+		return c->k.small_len;
+	return c->rec != NULL ? c->rec->plain_len : 0;
+}
+
+SOTLS_API void sotls_conn_set_user(struct sotls_conn *c, void *user)
+{
+	if (c != NULL)
+		c->user = user;
+}
+
+SOTLS_API void *sotls_conn_user(const struct sotls_conn *c)
+{
+	return c == NULL ? NULL : c->user;
+}
+
 /* sotls_sendfile: the engines are in lib/io. */
 SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offset, size_t count)
 {
@@ -449,6 +567,8 @@ SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offse
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	if (c->state == CONN_FAILED)
 		return c->err;
+	if (sotls_wire_is_engine(&c->wire))
+		return SOTLS_ERR_UNSUPPORTED; /* no socket to send the file to */
 	int rc = ready(c);
 	if (rc != 0)
 		return rc;
@@ -475,7 +595,7 @@ SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offse
 			return n != 0 ? n : k_result(c, sotls_kconn_limit_close(&c->k));
 		}
 		int file_failed = 0;
-		n = sotls_io_sendfile_kernel(&c->io, c->fd, file_fd, at, allow, &file_failed);
+		n = sotls_io_sendfile_kernel(&c->io, c->wire.fd, file_fd, at, allow, &file_failed);
 		if (n > 0)
 			sotls_kconn_tx_account(&c->k, (size_t)n);
 		if (n == SOTLS_ERR_SYSCALL && !file_failed) {
@@ -484,7 +604,7 @@ SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offse
 			n = k_result(c, n);
 		}
 	} else {
-		n = sotls_io_sendfile_user(&c->io, c->rec, c->fd, file_fd, at, count);
+		n = sotls_io_sendfile_user(&c->io, c->rec, c->wire.fd, file_fd, at, count);
 		/* Whatever did not fail the record layer (the file cannot be
 		 * read, no memory for the ring, an unfinished sotls_send) leaves
 		 * the connection as it was. */
@@ -508,6 +628,9 @@ SOTLS_API int sotls_shutdown(struct sotls_conn *c)
 		return c->err;
 	if (c->state != CONN_OPEN)
 		return SOTLS_ERR_BAD_STATE;
+	int rc = ready(c);
+	if (rc != 0)
+		return rc;
 	if (c->k.tx) {
 		ssize_t n = kernel_flush(c);
 		return (int)(n != 0 ? n : k_result(c, sotls_kconn_shutdown(&c->k)));
@@ -531,6 +654,11 @@ SOTLS_API void sotls_conn_free(struct sotls_conn *c)
 	free(c->server_name);
 	free(c->alpn);
 	free(c->sni);
+	if (c->eng != NULL) {
+		engine_drop_keys(c->eng);
+		free(c->eng->residue);
+		free(c->eng);
+	}
 	sotls_wipe(c, sizeof(*c));
 	free(c);
 }

@@ -37,6 +37,8 @@ void sotls_kconn_set_test_rx_delay_us(unsigned us);
 /* Reasons that are not the kernel's own (lib/ktls gives the others). */
 #define SOTLS_KREASON_KERNEL "installed in the kernel (kTLS)"
 #define SOTLS_KREASON_OFF "kTLS disabled by configuration"
+#define SOTLS_KREASON_ENGINE \
+	"engine connection: no socket until sotls_engine_attach_fd"
 #define SOTLS_KREASON_FORCED \
 	"kTLS not tried for this direction (SOTLS_KTLS_FORCE_USERSPACE, test only)"
 /* Linux 6.1's kTLS cuts sent records at 2^14 (TLS_TX_MAX_PAYLOAD_LEN came

@@ -22,6 +22,7 @@
 #include "resume.h"
 #include "rsa.h"
 #include "sotls.h"
+#include "wire.h"
 
 /* ---- suites ---- */
 
@@ -268,10 +269,24 @@ struct sotls_hs_result {
 };
 
 /* Sets up mbedTLS for one connection (conn: what the key log and verify
- * callbacks are shown). Returns 0 or a negative code, with a message in
- * detail. */
+ * callbacks are shown; wire: the connection's, which outlives this).
+ * Returns 0 or a negative code, with a message in detail. */
 int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, struct sotls_conn *conn,
-		 int fd, const char *server_name, char *detail, size_t detail_len);
+		 struct sotls_wire *wire, const char *server_name, char *detail,
+		 size_t detail_len);
+
+/*
+ * An engine connection's bytes during the handshake. In: where received
+ * ciphertext goes, at most *cap bytes (never past the record the reader is
+ * reading: nothing after the peer's Finished); NULL, *cap 0 while the
+ * handshake is not waiting to read; then n bytes written there (0 or
+ * SOTLS_ERR_INVALID_ARGUMENT). Out: our records not yet sent (NULL, *len 0:
+ * none), and n of them taken.
+ */
+uint8_t *sotls_hs_in_space(struct sotls_hs *hs, size_t *cap);
+int sotls_hs_in_added(struct sotls_hs *hs, size_t n);
+const uint8_t *sotls_hs_out(const struct sotls_hs *hs, size_t *len);
+int sotls_hs_out_taken(struct sotls_hs *hs, size_t n);
 
 /* The peer's chain once it has been verified, before the handshake hands
  * it over (for the accessors during the verify callback); NULL before. */

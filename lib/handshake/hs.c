@@ -127,14 +127,15 @@ static int set_name(struct sotls_hs *hs, const char *name, char *detail, size_t 
 /* ---- set-up ---- */
 
 int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, struct sotls_conn *conn,
-		 int fd, const char *server_name, char *detail, size_t detail_len)
+		 struct sotls_wire *wire, const char *server_name, char *detail,
+		 size_t detail_len)
 {
 	struct sotls_hs *hs = calloc(1, sizeof(*hs));
 	if (hs == NULL)
 		return SOTLS_ERR_OUT_OF_MEMORY;
 	hs->cfg = cfg;
 	hs->conn = conn;
-	hs->fd = fd;
+	hs->wire = wire;
 	hs->server = cfg->role == SOTLS_ROLE_SERVER;
 	hs->fail_alert = -1;
 	hs->peer_alert = -1;

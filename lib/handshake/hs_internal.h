@@ -82,11 +82,15 @@ struct sotls_hs_reader {
 	uint8_t *cbuf, *sbuf;
 	unsigned warnings;
 	unsigned hellos; /* ClientHellos (server) / ServerHellos (client) seen */
+	/* An engine's application writes where record_dest points: waiting
+	 * while the reader waits for bytes, staged how many it wrote. */
+	bool waiting;
+	size_t staged;
 };
 
 struct sotls_hs {
 	struct sotls_config *cfg;
-	int fd;
+	struct sotls_wire *wire; /* the connection's */
 	bool server;
 	int bio_errno; /* errno of a failed send/recv, 0 if none */
 	mbedtls_ssl_context ssl;

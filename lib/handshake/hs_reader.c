@@ -48,21 +48,30 @@ static uint32_t be16(const uint8_t *p)
 	return (uint32_t)p[0] << 8 | p[1];
 }
 
-/* ---- the socket ---- */
+/* ---- the wire ---- */
 
+/* buf is where record_dest says the next bytes go; an engine's application
+ * has put staged bytes there already (sotls_hs_in_added). */
 static int sock_recv(struct sotls_hs *hs, uint8_t *buf, size_t len)
 {
-	for (;;) {
-		ssize_t n = recv(hs->fd, buf, len, 0);
-		if (n >= 0)
-			return (int)n; /* 0: EOF */
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return MBEDTLS_ERR_SSL_WANT_READ;
-		hs->bio_errno = errno;
+	struct sotls_hs_reader *rd = &hs->rd;
+	if (rd->staged > 0) {
+		int n = (int)rd->staged;
+		rd->staged = 0;
+		rd->waiting = false;
+		return n;
+	}
+	ssize_t n = sotls_wire_recv(hs->wire, buf, len);
+	if (n == SOTLS_WANT_READ) {
+		rd->waiting = true;
+		return MBEDTLS_ERR_SSL_WANT_READ;
+	}
+	if (n < 0) {
+		hs->bio_errno = hs->wire->sys_errno;
 		return MBEDTLS_ERR_NET_RECV_FAILED;
 	}
+	rd->waiting = false;
+	return (int)n; /* 0: EOF */
 }
 
 /*
@@ -148,20 +157,33 @@ int sotls_hs_sock_send(struct sotls_hs *hs, const uint8_t *buf, size_t len)
 int sotls_hs_flush(struct sotls_hs *hs)
 {
 	while (hs->flight_sent < hs->flight_len) {
-		ssize_t n = send(hs->fd, hs->flight + hs->flight_sent,
-				 hs->flight_len - hs->flight_sent, MSG_NOSIGNAL);
-		if (n >= 0) {
-			hs->flight_sent += (size_t)n;
-			continue;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
+		ssize_t n = sotls_wire_send(hs->wire, hs->flight + hs->flight_sent,
+					    hs->flight_len - hs->flight_sent, 0);
+		if (n == SOTLS_WANT_WRITE)
 			return MBEDTLS_ERR_SSL_WANT_WRITE;
-		hs->bio_errno = errno;
-		return MBEDTLS_ERR_NET_SEND_FAILED;
+		if (n < 0) {
+			hs->bio_errno = hs->wire->sys_errno;
+			return MBEDTLS_ERR_NET_SEND_FAILED;
+		}
+		hs->flight_sent += (size_t)n;
 	}
 	hs->flight_len = hs->flight_sent = 0;
+	return 0;
+}
+
+const uint8_t *sotls_hs_out(const struct sotls_hs *hs, size_t *len)
+{
+	*len = hs->flight_len - hs->flight_sent;
+	return *len > 0 ? hs->flight + hs->flight_sent : NULL;
+}
+
+int sotls_hs_out_taken(struct sotls_hs *hs, size_t n)
+{
+	if (n > hs->flight_len - hs->flight_sent)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	hs->flight_sent += n;
+	if (hs->flight_sent == hs->flight_len)
+		hs->flight_len = hs->flight_sent = 0;
 	return 0;
 }
 
@@ -468,6 +490,22 @@ static int open_sealed(struct sotls_hs *hs)
 	return rc;
 }
 
+/* Where the next bytes of the wire record being read go, and how many it
+ * still needs: the header, then exactly its body, so nothing past the
+ * record is ever read (the peer's Finished is the last). */
+static uint8_t *record_dest(struct sotls_hs_reader *rd, size_t *want)
+{
+	if (rd->hdr_have < 5) {
+		*want = 5 - rd->hdr_have;
+		return rd->hdr + rd->hdr_have;
+	}
+	uint8_t *body = rd->sealed ? rd->cbuf + SOTLS_REC_HEADER
+		      : rd->hdr[0] == SOTLS_CT_HANDSHAKE ? rd->msg + rd->msg_len
+							 : rd->small_body;
+	*want = be16(rd->hdr + 3) - rd->body_have;
+	return body + rd->body_have;
+}
+
 /* Reads the rest of one wire record. 1 when whole, else what recv gave
  * (0 at EOF, WANT_READ) or a failure. */
 static int read_record(struct sotls_hs *hs)
@@ -478,8 +516,10 @@ static int read_record(struct sotls_hs *hs)
 		if (rc != 0)
 			return rc;
 	}
+	size_t want;
 	while (rd->hdr_have < 5) {
-		int n = sock_recv(hs, rd->hdr + rd->hdr_have, 5 - rd->hdr_have);
+		uint8_t *p = record_dest(rd, &want);
+		int n = sock_recv(hs, p, want);
 		if (n <= 0)
 			return n;
 		rd->hdr_have += (size_t)n;
@@ -492,11 +532,9 @@ static int read_record(struct sotls_hs *hs)
 		}
 	}
 	size_t len = be16(rd->hdr + 3);
-	uint8_t *body = rd->sealed ? rd->cbuf + SOTLS_REC_HEADER
-		      : rd->hdr[0] == SOTLS_CT_HANDSHAKE ? rd->msg + rd->msg_len
-							 : rd->small_body;
 	while (rd->body_have < len) {
-		int n = sock_recv(hs, body + rd->body_have, len - rd->body_have);
+		uint8_t *p = record_dest(rd, &want);
+		int n = sock_recv(hs, p, want);
 		if (n <= 0)
 			return n;
 		rd->body_have += (size_t)n;
@@ -511,6 +549,27 @@ static int read_record(struct sotls_hs *hs)
 	if (rd->hdr[0] == SOTLS_CT_HANDSHAKE)
 		rd->msg_len += len;
 	return 1;
+}
+
+uint8_t *sotls_hs_in_space(struct sotls_hs *hs, size_t *cap)
+{
+	struct sotls_hs_reader *rd = &hs->rd;
+	*cap = 0;
+	if (!rd->waiting || hs->fail_err != 0)
+		return NULL;
+	size_t want;
+	uint8_t *p = record_dest(rd, &want);
+	*cap = want - rd->staged;
+	return p + rd->staged;
+}
+
+int sotls_hs_in_added(struct sotls_hs *hs, size_t n)
+{
+	size_t cap;
+	if (sotls_hs_in_space(hs, &cap) == NULL || n > cap)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	hs->rd.staged += n;
+	return 0;
 }
 
 /* What mbedTLS reads next: a record of type with body, sealed again after

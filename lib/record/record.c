@@ -41,14 +41,14 @@ static int half_init(struct sotls_half *h, enum sotls_aead_alg alg, const struct
 	return 0;
 }
 
-int sotls_record_init(struct sotls_record *r, int fd, enum sotls_aead_alg alg,
+int sotls_record_init(struct sotls_record *r, struct sotls_wire *wire, enum sotls_aead_alg alg,
 		      const struct sotls_rec_keys *tx, const struct sotls_rec_keys *rx,
 		      const uint8_t *initial, size_t initial_len)
 {
-	if (r == NULL || fd < 0 || sotls_aead_key_len(alg) == 0)
+	if (r == NULL || wire == NULL || sotls_aead_key_len(alg) == 0)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	memset(r, 0, sizeof(*r));
-	r->fd = fd;
+	r->wire = wire;
 	r->peer_alert = -1;
 	r->sent_alert = -1;
 	r->key_limit = SOTLS_REC_DEFAULT_KEY_LIMIT;
@@ -96,7 +96,6 @@ void sotls_record_free(struct sotls_record *r)
 	sotls_recbuf_put(SOTLS_RECBUF_TX, r->txbuf);
 	sotls_recbuf_put(SOTLS_RECBUF_RX, r->rxbuf);
 	sotls_wipe(r, sizeof(*r));
-	r->fd = -1;
 	r->err = SOTLS_ERR_CLOSED;
 }
 
@@ -261,25 +260,42 @@ static int fail(struct sotls_record *r, int err)
 }
 
 /*
- * Writes [tx_head, tx_tail) to the socket. 0 when all is written,
- * SOTLS_WANT_WRITE if the socket would block, or a (sticky) error.
+ * Writes [tx_head, tx_tail) to the wire. 0 when all is written,
+ * SOTLS_WANT_WRITE if the socket would block (or, on an engine connection,
+ * until the application takes them), or a (sticky) error.
  */
 static int flush(struct sotls_record *r, int flags)
 {
 	while (r->tx_head < r->tx_tail) {
-		ssize_t n = send(r->fd, r->txbuf + r->tx_head, r->tx_tail - r->tx_head,
-				 MSG_NOSIGNAL | flags);
+		ssize_t n = sotls_wire_send(r->wire, r->txbuf + r->tx_head,
+					    r->tx_tail - r->tx_head, flags);
+		if (n == SOTLS_WANT_WRITE)
+			return SOTLS_WANT_WRITE;
 		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
-				return SOTLS_WANT_WRITE;
-			r->sys_errno = errno;
+			r->sys_errno = r->wire->sys_errno;
 			return fail(r, SOTLS_ERR_SYSCALL);
 		}
 		r->tx_head += (size_t)n;
 	}
 	r->tx_head = r->tx_tail = 0;
+	return 0;
+}
+
+const uint8_t *sotls_record_out(const struct sotls_record *r, size_t *len)
+{
+	*len = r->txbuf != NULL ? r->tx_tail - r->tx_head : 0;
+	return *len > 0 ? r->txbuf + r->tx_head : NULL;
+}
+
+int sotls_record_out_taken(struct sotls_record *r, size_t n)
+{
+	if (r->txbuf == NULL || n > r->tx_tail - r->tx_head)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	r->tx_head += n;
+	if (r->tx_head == r->tx_tail) {
+		r->tx_head = r->tx_tail = 0;
+		release_idle(r);
+	}
 	return 0;
 }
 
@@ -426,8 +442,12 @@ static int send_alert(struct sotls_record *r, uint8_t level, uint8_t desc, int e
 	}
 	if (level == SOTLS_ALERT_FATAL) {
 		fail(r, err);
-		/* Nothing more goes out after a fatal alert. */
-		r->tx_head = r->tx_tail = r->tx_pending = 0;
+		/* Nothing more goes out after a fatal alert: on a socket what
+		 * did not go now is dropped; an engine's application takes the
+		 * records sealed so far, the alert last, then closes. */
+		if (!sotls_wire_is_engine(r->wire))
+			r->tx_head = r->tx_tail = 0;
+		r->tx_pending = 0;
 		return r->err;
 	}
 	return r->err;
@@ -633,33 +653,53 @@ static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len,
 	return (ssize_t)got;
 }
 
-/* One read into the free end of the buffer, after moving a partial record
- * to the front if the end is too short for the longest record. */
-static int fill(struct sotls_record *r)
+uint8_t *sotls_record_in_space(struct sotls_record *r, size_t *cap)
 {
-	if (r->rxbuf == NULL && (r->rxbuf = sotls_recbuf_get(SOTLS_RECBUF_RX, RX_ALLOC)) == NULL)
-		return fail(r, SOTLS_ERR_OUT_OF_MEMORY);
-	if (r->rx_cap - r->rx_tail < MAX_RECORD && r->rx_head > 0) {
+	*cap = 0;
+	if (r->err != 0 || r->rx_closed)
+		return NULL;
+	if (r->rxbuf == NULL && (r->rxbuf = sotls_recbuf_get(SOTLS_RECBUF_RX, RX_ALLOC)) == NULL) {
+		fail(r, SOTLS_ERR_OUT_OF_MEMORY);
+		return NULL;
+	}
+	/* A partial record moves to the front when the end is too short for
+	 * the longest record; opened plaintext waiting there stays put. */
+	if (r->rx_cap - r->rx_tail < MAX_RECORD && r->rx_head > 0 && r->plain_len == 0) {
 		size_t keep = r->rx_tail - r->rx_head;
 		memmove(r->rxbuf, r->rxbuf + r->rx_head, keep);
 		r->rx_head = 0;
 		r->rx_tail = keep;
 	}
-	for (;;) {
-		ssize_t n = recv(r->fd, r->rxbuf + r->rx_tail, r->rx_cap - r->rx_tail, 0);
-		if (n > 0) {
-			r->rx_tail += (size_t)n;
-			return 0;
-		}
-		if (n == 0)
-			return fail(r, SOTLS_ERR_TRUNCATED);
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return SOTLS_WANT_READ;
-		r->sys_errno = errno;
-		return fail(r, SOTLS_ERR_SYSCALL);
+	*cap = r->rx_cap - r->rx_tail;
+	return *cap > 0 ? r->rxbuf + r->rx_tail : NULL;
+}
+
+int sotls_record_in_added(struct sotls_record *r, size_t n)
+{
+	if (r->rxbuf == NULL || n > r->rx_cap - r->rx_tail)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	r->rx_tail += n;
+	return 0;
+}
+
+/* One read into the free end of the buffer. */
+static int fill(struct sotls_record *r)
+{
+	size_t cap;
+	uint8_t *p = sotls_record_in_space(r, &cap);
+	if (p == NULL)
+		return r->err != 0 ? r->err : SOTLS_ERR_INTERNAL;
+	ssize_t n = sotls_wire_recv(r->wire, p, cap);
+	if (n > 0) {
+		r->rx_tail += (size_t)n;
+		return 0;
 	}
+	if (n == 0)
+		return fail(r, SOTLS_ERR_TRUNCATED);
+	if (n == SOTLS_WANT_READ)
+		return SOTLS_WANT_READ;
+	r->sys_errno = r->wire->sys_errno;
+	return fail(r, SOTLS_ERR_SYSCALL);
 }
 
 static ssize_t recv_records(struct sotls_record *r, uint8_t *buf, size_t len)

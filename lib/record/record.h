@@ -25,6 +25,7 @@
 
 #include "aead.h"
 #include "control.h"
+#include "wire.h"
 
 #define SOTLS_REC_HEADER 5
 #define SOTLS_REC_EXPLICIT_NONCE 8
@@ -93,7 +94,7 @@ struct sotls_half {
 };
 
 struct sotls_record {
-	int fd;
+	struct sotls_wire *wire; /* the connection's: a socket or the application */
 	int err;	 /* 0, or the sticky negative error */
 	int sys_errno;	 /* errno of a SOTLS_ERR_SYSCALL */
 	int peer_alert;	 /* last alert description from the peer, or -1 */
@@ -157,11 +158,12 @@ struct sotls_rec_keys {
 };
 
 /*
- * Sets up both directions on fd. initial/initial_len: bytes already read from
+ * Sets up both directions on wire (the connection's, which outlives this).
+ * initial/initial_len: bytes already read from
  * the socket that belong to the record stream (normally none). Returns 0,
  * SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ERR_INVALID_ARGUMENT or SOTLS_ERR_UNSUPPORTED.
  */
-int sotls_record_init(struct sotls_record *r, int fd, enum sotls_aead_alg alg,
+int sotls_record_init(struct sotls_record *r, struct sotls_wire *wire, enum sotls_aead_alg alg,
 		      const struct sotls_rec_keys *tx, const struct sotls_rec_keys *rx,
 		      const uint8_t *initial, size_t initial_len);
 
@@ -224,6 +226,19 @@ size_t sotls_record_tx_room(const struct sotls_record *r);
  * sotls_record_seal_in_place) to the send buffer; the next send, shutdown
  * or flush writes them first. len <= sotls_record_tx_room(). */
 int sotls_record_queue_sealed(struct sotls_record *r, const uint8_t *data, size_t len);
+
+/*
+ * The engine's side of the buffers (sotls_engine_*): sealed bytes waiting
+ * to be sent (NULL, *len 0: none), and n of them taken by the application;
+ * free space at the end of the receive buffer for ciphertext (NULL, *cap 0:
+ * none now, or a sticky error), and n bytes written there.
+ * sotls_record_out_taken and sotls_record_in_added: 0 or
+ * SOTLS_ERR_INVALID_ARGUMENT (more than there is).
+ */
+const uint8_t *sotls_record_out(const struct sotls_record *r, size_t *len);
+int sotls_record_out_taken(struct sotls_record *r, size_t n);
+uint8_t *sotls_record_in_space(struct sotls_record *r, size_t *cap);
+int sotls_record_in_added(struct sotls_record *r, size_t n);
 
 /* Fails the connection with SOTLS_ERR_SYSCALL and errno err (a send of
  * sealed bytes failed: the stream is broken). Returns the sticky error. */

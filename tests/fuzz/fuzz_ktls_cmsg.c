@@ -367,9 +367,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s.peer_fd = sp[1];
 	s.fatal = -1;
 	struct sotls_record rec;
+	static struct sotls_wire w;
+	w.fd = sp[0];
 	struct sotls_rec_keys keys = {KEY, SALT, 1};
 	if (user_tx) {
-		if (sotls_record_init(&rec, sp[0], SOTLS_AEAD_AES_128_GCM, &keys, &keys, NULL, 0) ||
+		if (sotls_record_init(&rec, &w, SOTLS_AEAD_AES_128_GCM, &keys, &keys, NULL, 0) ||
 		    forge_init(&s.keys, SOTLS_AEAD_AES_128_GCM, KEY, SALT))
 			abort();
 		sotls_aead_clear(&rec.rx.aead); /* the kernel's half */

@@ -150,7 +150,8 @@ static int peer_open(struct peer *p)
 	struct sotls_hs *hs = NULL;
 	struct sotls_hs_result res;
 	int sys_errno = 0;
-	int rc = sotls_hs_new(&hs, g_cfg, NULL, p->fd, "localhost", p->detail, sizeof(p->detail));
+	struct sotls_wire w = {.fd = p->fd};
+	int rc = sotls_hs_new(&hs, g_cfg, NULL, &w, "localhost", p->detail, sizeof(p->detail));
 	if (rc == 0)
 		rc = sotls_hs_step(hs, &res, p->detail, sizeof(p->detail), &sys_errno);
 	sotls_hs_free(hs);

@@ -42,6 +42,7 @@ static enum sotls_aead_alg g_alg = SOTLS_AEAD_ARIA_128_GCM;
 /* A talks to B: A sends with (K_AB, S_AB), B sends with (K_BA, S_BA). */
 struct pair {
 	int fd[2];
+	struct sotls_wire wa, wb;
 	struct sotls_record a, b;
 	enum sotls_aead_alg alg;
 };
@@ -58,9 +59,11 @@ static void pair_open(struct pair *p, enum sotls_aead_alg alg, uint64_t seq_ab, 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, p->fd), 0);
 	set_nonblock(p->fd[0]);
 	set_nonblock(p->fd[1]);
+	p->wa.fd = p->fd[0];
+	p->wb.fd = p->fd[1];
 	struct sotls_rec_keys ab = {K_AB, S_AB, seq_ab}, ba = {K_BA, S_BA, seq_ba};
-	assert_int_equal(sotls_record_init(&p->a, p->fd[0], alg, &ab, &ba, NULL, 0), 0);
-	assert_int_equal(sotls_record_init(&p->b, p->fd[1], alg, &ba, &ab, NULL, 0), 0);
+	assert_int_equal(sotls_record_init(&p->a, &p->wa, alg, &ab, &ba, NULL, 0), 0);
+	assert_int_equal(sotls_record_init(&p->b, &p->wb, alg, &ba, &ab, NULL, 0), 0);
 }
 
 static void pair_close(struct pair *p)
@@ -337,8 +340,8 @@ static void test_every_split_point(void **state)
 		struct sotls_rec_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 1};
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
 		set_nonblock(fd[0]);
-		assert_int_equal(sotls_record_init(&r, fd[0], g_alg, &tx, &rx,
-						   NULL, 0), 0);
+		struct sotls_wire w = {.fd = fd[0]};
+		assert_int_equal(sotls_record_init(&r, &w, g_alg, &tx, &rx, NULL, 0), 0);
 		size_t have = 0;
 		write_all(fd[1], stream, split);
 		while (have < elen) {
@@ -370,8 +373,8 @@ static void test_every_split_point(void **state)
 		struct sotls_rec_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 1};
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
 		set_nonblock(fd[0]);
-		assert_int_equal(sotls_record_init(&r, fd[0], g_alg, &tx, &rx,
-						   NULL, 0), 0);
+		struct sotls_wire w = {.fd = fd[0]};
+		assert_int_equal(sotls_record_init(&r, &w, g_alg, &tx, &rx, NULL, 0), 0);
 		size_t have = 0;
 		for (size_t i = 0; i < slen; i++) {
 			write_all(fd[1], stream + i, 1);
@@ -945,15 +948,16 @@ static void test_initial_bytes_and_args(void **state)
 	uint8_t rec[100], buf[16];
 	size_t n = craft_ba(rec, 7, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"early", 5);
 	struct sotls_record r;
+	struct sotls_wire w = {.fd = fd[0]};
 	struct sotls_rec_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 7};
 	/* bytes already read (e.g. by a handshake library) are consumed first */
-	assert_int_equal(sotls_record_init(&r, fd[0], g_alg, &tx, &rx, rec, n), 0);
+	assert_int_equal(sotls_record_init(&r, &w, g_alg, &tx, &rx, rec, n), 0);
 	assert_int_equal(sotls_record_recv(&r, buf, sizeof(buf)), 5);
 	assert_memory_equal(buf, "early", 5);
 	assert_int_equal(sotls_record_recv(&r, buf, 0), SOTLS_ERR_INVALID_ARGUMENT);
 	sotls_record_free(&r);
 	struct sotls_rec_keys bad = {NULL, S_AB, 1};
-	assert_int_equal(sotls_record_init(&r, fd[0], g_alg, &bad, &rx, NULL, 0),
+	assert_int_equal(sotls_record_init(&r, &w, g_alg, &bad, &rx, NULL, 0),
 			 SOTLS_ERR_INVALID_ARGUMENT);
 	close(fd[0]);
 	close(fd[1]);

@@ -34,6 +34,7 @@ static const uint8_t S_BA[4] = {0x01, 0x23, 0x45, 0x67};
  */
 struct pair {
 	int a, b;
+	struct sotls_wire aw;	/* A's socket */
 	struct sotls_record ar; /* A's record layer */
 	struct sotls_kconn k;	/* B */
 	bool kernel_tx;
@@ -52,7 +53,8 @@ static bool pair_open(struct pair *p, bool kernel_tx, bool b_server, uint64_t li
 	p->kernel_tx = kernel_tx;
 	vm_tcp_pair(&p->a, &p->b);
 	struct sotls_rec_keys ab = {K_AB, S_AB, 1}, ba = {K_BA, S_BA, 1};
-	if (sotls_record_init(&p->ar, p->a, ALG, &ab, &ba, NULL, 0) != 0)
+	p->aw.fd = p->a;
+	if (sotls_record_init(&p->ar, &p->aw, ALG, &ab, &ba, NULL, 0) != 0)
 		return false;
 	if (kernel_tx && install(p->a, SOTLS_KTLS_TX, K_AB, S_AB) != SOTLS_OK)
 		return false;
