@@ -320,6 +320,7 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 	/* Done either way: mbedTLS's state and secrets go now. */
 	int hs_alert = sotls_hs_peer_alert(c->hs);
 	c->hs_alert = hs_alert >= 0 && hs_alert < NO_HS_ALERT ? (uint8_t)hs_alert : NO_HS_ALERT;
+	keep_residue(c);
 	sotls_hs_free(c->hs);
 	c->hs = NULL;
 	if (rc != 0) {

@@ -519,52 +519,16 @@ static void test_threads_share_config(void **state)
 
 #include <stdbool.h>
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/rsa.h>
-#include <openssl/x509.h>
+#include "test_rsa_cert.h"
 
 static char g_rsa_cert[4096], g_rsa_key[4096]; /* RSA 2048, CN=localhost, made once */
 
-/* PEM of whatever write() writes, into out (NUL-terminated). */
-static void bio_to(char *out, size_t cap, BIO *b)
-{
-	char *data;
-	long n = BIO_get_mem_data(b, &data);
-	assert_true(n > 0 && (size_t)n < cap);
-	memcpy(out, data, (size_t)n);
-	out[n] = '\0';
-	BIO_free(b);
-}
-
-/* A self-signed RSA certificate, for the ECDHE-RSA suites. Made with
- * OpenSSL: sotls's mbedTLS has no RSA key generation (it serves no suite). */
 static void make_rsa_cert(void)
 {
-	if (g_rsa_cert[0] != '\0')
-		return;
-	EVP_PKEY *key = EVP_RSA_gen(2048);
-	X509 *x = X509_new();
-	assert_non_null(key);
-	assert_non_null(x);
-	X509_set_version(x, 2);
-	ASN1_INTEGER_set(X509_get_serialNumber(x), 7);
-	X509_gmtime_adj(X509_getm_notBefore(x), -3600);
-	X509_gmtime_adj(X509_getm_notAfter(x), 3600L * 24 * 365);
-	X509_set_pubkey(x, key);
-	X509_NAME *name = X509_get_subject_name(x);
-	X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)"localhost",
-				   -1, -1, 0);
-	X509_set_issuer_name(x, name);
-	assert_true(X509_sign(x, key, EVP_sha256()) > 0);
-	BIO *b = BIO_new(BIO_s_mem());
-	assert_int_equal(PEM_write_bio_X509(b, x), 1);
-	bio_to(g_rsa_cert, sizeof(g_rsa_cert), b);
-	b = BIO_new(BIO_s_mem());
-	assert_int_equal(PEM_write_bio_PrivateKey(b, key, NULL, NULL, 0, NULL, NULL), 1);
-	bio_to(g_rsa_key, sizeof(g_rsa_key), b);
-	X509_free(x);
-	EVP_PKEY_free(key);
+	if (g_rsa_cert[0] == '\0')
+		assert_int_equal(test_rsa_cert(g_rsa_cert, sizeof(g_rsa_cert), g_rsa_key,
+					       sizeof(g_rsa_key)),
+				 0);
 }
 
 /*
