@@ -1,0 +1,169 @@
+/*
+ * sotls-engine-echo-server: an echo server that owns its sockets and drives
+ * sotls's engine (sotls_conn_new_engine): one epoll loop, edge-triggered,
+ * non-blocking sockets; sotls makes no syscall, this file moves every byte
+ * of ciphertext. The shape of a server with its own event loop or ring.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "parse_number.h"
+#include "server_setup.h"
+#include "sotls.h"
+
+struct client {
+	int fd;
+	struct sotls_conn *c;
+	uint8_t buf[16384]; /* plaintext received, echoed from off to len */
+	size_t len, off;
+};
+
+/* Engine output to the socket. false: the socket failed. */
+static bool flush_out(struct client *cl)
+{
+	size_t n;
+	const void *out;
+	while ((out = sotls_engine_send_buf(cl->c, &n)) != NULL) {
+		ssize_t w = send(cl->fd, out, n, MSG_NOSIGNAL);
+		if (w < 0)
+			return errno == EAGAIN || errno == EINTR; /* EPOLLOUT calls again */
+		sotls_engine_send_done(cl->c, (size_t)w);
+	}
+	return true;
+}
+
+/* Socket input to the engine, at most what it takes now. 1: bytes came,
+ * 0: none now, -1: the socket failed. */
+static int fill_in(struct client *cl)
+{
+	size_t cap;
+	void *in = sotls_engine_recv_buf(cl->c, &cap);
+	if (in == NULL)
+		return 0;
+	ssize_t got = recv(cl->fd, in, cap, 0);
+	if (got > 0)
+		return sotls_engine_recv_done(cl->c, (size_t)got) == 0 ? 1 : -1;
+	if (got == 0)
+		return sotls_engine_recv_eof(cl->c) == 0 ? 1 : -1;
+	return errno == EAGAIN || errno == EINTR ? 0 : -1;
+}
+
+/* Runs a client until it waits for its socket. false: close it. */
+static bool pump(struct client *cl)
+{
+	for (;;) {
+		ssize_t r;
+		if (cl->off < cl->len) {
+			r = sotls_send(cl->c, cl->buf + cl->off, cl->len - cl->off);
+			if (r > 0 && (cl->off += (size_t)r) == cl->len)
+				cl->off = cl->len = 0;
+		} else {
+			r = sotls_recv(cl->c, cl->buf, sizeof(cl->buf)); /* the handshake first */
+			if (r > 0)
+				cl->len = (size_t)r;
+			else if (r == 0)
+				sotls_shutdown(cl->c); /* the peer's close_notify: ours back */
+		}
+		if (!flush_out(cl))
+			return false;
+		size_t left;
+		sotls_engine_send_buf(cl->c, &left);
+		if (r == 0 || (r < 0 && r != SOTLS_WANT_READ && r != SOTLS_WANT_WRITE)) {
+			if (r < 0)
+				fprintf(stderr, "client: %s: %s\n", sotls_strerror((int)r),
+					sotls_conn_error_detail(cl->c));
+			return left > 0; /* the last words (close_notify, an alert) go first */
+		}
+		if (r == SOTLS_WANT_WRITE && left > 0)
+			return true; /* EPOLLOUT */
+		if (r == SOTLS_WANT_READ) {
+			int got = fill_in(cl);
+			if (got < 0)
+				return false;
+			if (got == 0)
+				return true; /* EPOLLIN */
+		}
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sotls-engine-echo-server [--port N] [--port-file FILE] "
+		   "[--cert PEM --key PEM]\n"
+		   "  An epoll echo server that owns its sockets and drives the sotls engine.\n"
+		   "  Without --cert/--key it makes a self-signed certificate for localhost.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *cert = NULL, *key = NULL, *port_file = NULL;
+	long long port_arg = 4433;
+	int port, opt;
+	static const struct option opts[] = {
+		{"port", required_argument, NULL, 'p'}, {"port-file", required_argument, NULL, 'f'},
+		{"cert", required_argument, NULL, 'c'}, {"key", required_argument, NULL, 'k'},
+		{"help", no_argument, NULL, 'h'},	{NULL, 0, NULL, 0}};
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (!parse_number_flag("port", optarg, 0, 65535, &port_arg))
+				return 2;
+			break;
+		case 'f': port_file = optarg; break;
+		case 'c': cert = optarg; break;
+		case 'k': key = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	signal(SIGPIPE, SIG_IGN);
+	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
+	int rc = cfg == NULL ? SOTLS_ERR_OUT_OF_MEMORY : server_cert_setup(cfg, cert, key, false, "");
+	if (rc != 0) {
+		print_config_error("certificate", cfg, rc);
+		return 1;
+	}
+	int ls = listen_tcp4("127.0.0.1", (int)port_arg, SOCK_NONBLOCK, 512, &port);
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ls < 0 || ep < 0 || (port_file != NULL && write_port_file(port_file, port) != 0)) {
+		perror("listen");
+		return 1;
+	}
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
+	epoll_ctl(ep, EPOLL_CTL_ADD, ls, &ev);
+	for (;;) {
+		struct epoll_event evs[64];
+		int n = epoll_wait(ep, evs, 64, -1);
+		for (int i = 0; i < n; i++) {
+			struct client *cl = evs[i].data.ptr;
+			if (cl == NULL) { /* the listening socket */
+				int fd;
+				while ((fd = accept4(ls, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+					cl = calloc(1, sizeof(*cl));
+					if (cl == NULL || sotls_conn_new_engine(cfg, &cl->c) != 0) {
+						free(cl);
+						close(fd);
+						continue;
+					}
+					cl->fd = fd;
+					ev = (struct epoll_event){.events = EPOLLIN | EPOLLOUT | EPOLLET,
+								  .data.ptr = cl};
+					epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
+				}
+				continue;
+			}
+			if (!pump(cl)) {
+				close(cl->fd); /* also leaves the epoll set */
+				sotls_conn_free(cl->c);
+				free(cl);
+			}
+		}
+	}
+}
