@@ -36,7 +36,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -Dc_args=-fsanitize=fuzzer-no-link
 fi
 targets=(record ktls-cmsg handshake-server handshake-client handshake-live session
-  ticket-keyfile)
+  ticket-keyfile engine-server)
 # The file server's HTTP parser is fuzzed when the tree has it (issue 5).
 if [ -f examples/http_request.c ]; then
   targets+=(http-request)
