@@ -175,7 +175,12 @@ enum sotls_verify {
  * REQUIRE: fail the handshake with SOTLS_ERR_KTLS_REQUIRED (and an
  * internal_error alert to the peer) unless both directions go to the kernel;
  * sotls_conn_error_detail() names the direction and the kernel's reason.
- * The calls and errors of a connection are the same on either path.
+ * The calls and errors of a connection are the same on either path, except
+ * where the kernel decides alone on RX: it skips empty records inside
+ * recvmsg (so the cap of 32 empty records in a row never trips there), and
+ * a record that fails authentication makes it abort the socket (the peer
+ * gets a TCP reset, not bad_record_mac; sotls_recv returns
+ * SOTLS_ERR_SYSCALL with EBADMSG or EIO instead of SOTLS_ERR_BAD_RECORD_MAC).
  * Test only: the environment variable SOTLS_KTLS_FORCE_USERSPACE=tx|rx|both,
  * read once per process, keeps those directions in userspace (mixed modes).
  * Like SOTLS_CPU and SOTLS_SENDFILE it is read with secure_getenv(3), so it
