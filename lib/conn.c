@@ -386,22 +386,22 @@ static ssize_t rec_result(struct sotls_conn *c, ssize_t rc)
 		return rc;
 	if (rc == SOTLS_ERR_CLOSED || rc == SOTLS_ERR_INVALID_ARGUMENT)
 		return rc; /* caller mistakes end nothing */
-	if (c->rec->why.what != NULL || rc == SOTLS_ERR_KEY_USAGE_LIMIT) {
-		if (explain(c, rc, c->rec->tx_limited && c->rec->err == 0, &c->rec->why,
-			    c->rec->sent_alert))
+	if (c->rec->pol.why.what != NULL || rc == SOTLS_ERR_KEY_USAGE_LIMIT) {
+		if (explain(c, rc, c->rec->pol.tx_limited && c->rec->pol.err == 0, &c->rec->pol.why,
+			    c->rec->pol.sent_alert))
 			return rc;
 	} else if (rc == SOTLS_ERR_PEER_ALERT)
-		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", c->rec->peer_alert);
+		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", c->rec->pol.peer_alert);
 	else if (rc == SOTLS_ERR_SYSCALL)
-		snprintf(c->detail, sizeof(c->detail), "%s", strerror(c->rec->sys_errno));
-	else if (c->rec->sent_alert > 0)
+		snprintf(c->detail, sizeof(c->detail), "%s", strerror(c->rec->pol.sys_errno));
+	else if (c->rec->pol.sent_alert > 0)
 		snprintf(c->detail, sizeof(c->detail), "sent fatal alert %d to the peer",
-			 c->rec->sent_alert);
+			 c->rec->pol.sent_alert);
 	else
 		c->detail[0] = '\0';
 	int saved = errno;
 	if (rc == SOTLS_ERR_SYSCALL)
-		saved = c->rec->sys_errno;
+		saved = c->rec->pol.sys_errno;
 	conn_fail(c, (int)rc);
 	errno = saved;
 	return rc;
@@ -415,24 +415,24 @@ static ssize_t k_result(struct sotls_conn *c, ssize_t rc)
 	if (rc == SOTLS_ERR_CLOSED || rc == SOTLS_ERR_INVALID_ARGUMENT)
 		return rc;
 	int saved = errno;
-	if (c->k.why.what != NULL || rc == SOTLS_ERR_KEY_USAGE_LIMIT) {
-		if (explain(c, rc, c->k.tx_limited && c->k.err == 0, &c->k.why, c->k.sent_alert))
+	if (c->k.pol.why.what != NULL || rc == SOTLS_ERR_KEY_USAGE_LIMIT) {
+		if (explain(c, rc, c->k.pol.tx_limited && c->k.pol.err == 0, &c->k.pol.why, c->k.pol.sent_alert))
 			return rc;
 	} else if (rc == SOTLS_ERR_PEER_ALERT)
-		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", c->k.peer_alert);
+		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", c->k.pol.peer_alert);
 	else if (rc == SOTLS_ERR_SYSCALL)
 		snprintf(c->detail, sizeof(c->detail), "kernel TLS socket: %s%s",
-			 strerror(c->k.sys_errno),
-			 c->k.sys_errno == EIO ? " (the kernel refused a record it could not hand "
+			 strerror(c->k.pol.sys_errno),
+			 c->k.pol.sys_errno == EIO ? " (the kernel refused a record it could not hand "
 						 "over; the connection is unusable)"
 					       : "");
-	else if (c->k.sent_alert > 0)
+	else if (c->k.pol.sent_alert > 0)
 		snprintf(c->detail, sizeof(c->detail), "sent fatal alert %d to the peer",
-			 c->k.sent_alert);
+			 c->k.pol.sent_alert);
 	else
 		c->detail[0] = '\0';
 	if (rc == SOTLS_ERR_SYSCALL)
-		saved = c->k.sys_errno;
+		saved = c->k.pol.sys_errno;
 	conn_fail(c, (int)rc);
 	errno = saved;
 	return rc;
@@ -444,8 +444,8 @@ static ssize_t kernel_flush(struct sotls_conn *c)
 	int rc = sotls_io_kernel_flush(c->io, c->wire.fd);
 	if (rc != SOTLS_ERR_SYSCALL)
 		return rc;
-	c->k.sys_errno = errno;
-	c->k.err = SOTLS_ERR_SYSCALL;
+	c->k.pol.sys_errno = errno;
+	c->k.pol.err = SOTLS_ERR_SYSCALL;
 	return k_result(c, rc);
 }
 
@@ -584,12 +584,12 @@ SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offse
 		count = 0x7ffff000; /* as sendfile(2) */
 	ssize_t n;
 	if (c->k.tx) {
-		if (c->k.err != 0)
-			return c->k.err;
-		if (c->k.tx_closed && !c->k.tx_limited)
+		if (c->k.pol.err != 0)
+			return c->k.pol.err;
+		if (c->k.pol.tx_closed && !c->k.pol.tx_limited)
 			return SOTLS_ERR_CLOSED;
 		/* Never more bytes than the kernel may make records of. */
-		size_t allow = c->k.tx_limited ? 0
+		size_t allow = c->k.pol.tx_limited ? 0
 				: sotls_kconn_tx_budget(&c->k, count, sotls_io_unsent(c->io));
 		if (allow == 0 && count > 0) {
 			n = kernel_flush(c);
@@ -600,8 +600,8 @@ SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offse
 		if (n > 0)
 			sotls_kconn_tx_account(&c->k, (size_t)n);
 		if (n == SOTLS_ERR_SYSCALL && !file_failed) {
-			c->k.sys_errno = errno;
-			c->k.err = SOTLS_ERR_SYSCALL;
+			c->k.pol.sys_errno = errno;
+			c->k.pol.err = SOTLS_ERR_SYSCALL;
 			n = k_result(c, n);
 		}
 	} else {
@@ -609,7 +609,7 @@ SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offse
 		/* Whatever did not fail the record layer (the file cannot be
 		 * read, no memory for the ring, an unfinished sotls_send) leaves
 		 * the connection as it was. */
-		if (!(n < 0 && n != SOTLS_WANT_WRITE && c->rec->err == 0) ||
+		if (!(n < 0 && n != SOTLS_WANT_WRITE && c->rec->pol.err == 0) ||
 		    n == SOTLS_ERR_KEY_USAGE_LIMIT)
 			n = rec_result(c, n);
 	}
@@ -705,7 +705,7 @@ static void info_fill(const struct sotls_conn *c, struct sotls_info *info)
 		info->aead_impl = sotls_aead_impl_name(&c->rec->rx.aead);
 	else
 		info->aead_impl = "kernel (kTLS)";
-	info->peer_alert = c->k.rx ? c->k.peer_alert : c->rec->peer_alert;
+	info->peer_alert = c->k.rx ? c->k.pol.peer_alert : c->rec->pol.peer_alert;
 	/* Records are counted on the userspace path only. */
 	info->tx_records = c->k.tx ? 0 : c->rec->tx_records;
 	info->rx_records = c->k.rx ? 0 : c->rec->rx_records;

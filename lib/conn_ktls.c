@@ -130,14 +130,11 @@ void sotls_kconn_init(struct sotls_kconn *k, int fd, const struct sotls_kconn_se
 	k->fd = fd;
 	k->tx = s->tx;
 	k->rx = s->rx;
-	k->server = s->server;
 	k->alg = s->alg;
-	k->key_limit = s->key_limit > 0 ? s->key_limit : SOTLS_REC_DEFAULT_KEY_LIMIT;
+	sotls_policy_init(&k->pol, s->server, s->key_limit);
 	k->tx_seq_known = s->tx_seq;
 	k->rx_seq = s->rx_seq;
 	k->rec = rec;
-	k->peer_alert = -1;
-	k->sent_alert = -1;
 }
 
 /* An upper bound on the sequence number of the kernel's next record. */
@@ -163,9 +160,9 @@ static void tx_refresh(struct sotls_kconn *k, size_t unsent)
 static uint64_t tx_records_left(const struct sotls_kconn *k)
 {
 	uint64_t upper = tx_upper(k);
-	if (upper == UINT64_MAX || !sotls_key_may_seal_data(upper + 1, k->key_limit))
+	if (upper == UINT64_MAX || !sotls_key_may_seal_data(upper + 1, k->pol.key_limit))
 		return 0;
-	return k->key_limit - 2 - upper;
+	return k->pol.key_limit - 2 - upper;
 }
 
 size_t sotls_kconn_tx_budget(struct sotls_kconn *k, size_t want, size_t unsent)
@@ -186,9 +183,9 @@ void sotls_kconn_tx_account(struct sotls_kconn *k, size_t n)
 static int kernel_alert(struct sotls_kconn *k, uint8_t level, uint8_t desc, int flags)
 {
 	bool last = level == SOTLS_ALERT_FATAL || desc == SOTLS_ALERT_CLOSE_NOTIFY;
-	if (last && !sotls_key_may_seal_close(tx_upper(k), k->key_limit))
+	if (last && !sotls_key_may_seal_close(tx_upper(k), k->pol.key_limit))
 		tx_refresh(k, 0);
-	if (last ? !sotls_key_may_seal_close(tx_upper(k), k->key_limit)
+	if (last ? !sotls_key_may_seal_close(tx_upper(k), k->pol.key_limit)
 		 : sotls_kconn_tx_budget(k, 1, 0) == 0)
 		return SOTLS_ERR_KEY_USAGE_LIMIT;
 	int rc = sotls_ktls_send_alert_flags(k->fd, level, desc, flags);
@@ -201,7 +198,7 @@ int sotls_kconn_alert_out(void *ctx, uint8_t level, uint8_t desc)
 {
 	struct sotls_kconn *k = ctx;
 	/* RFC 5246 7.2.1: nothing goes out after our close_notify. */
-	if (k->tx_closed)
+	if (k->pol.tx_closed)
 		return SOTLS_ERR_CLOSED;
 	return kernel_alert(k, level, desc, MSG_DONTWAIT);
 }
@@ -210,20 +207,20 @@ int sotls_kconn_alert_out(void *ctx, uint8_t level, uint8_t desc)
 static int send_alert(struct sotls_kconn *k, uint8_t level, uint8_t desc, int err)
 {
 	if (k->tx) {
-		if (k->err == 0 && sotls_kconn_alert_out(k, level, desc) == 0)
-			k->sent_alert = desc;
-		if (level == SOTLS_ALERT_FATAL && k->err == 0)
-			k->err = err;
-		return k->err;
+		if (k->pol.err == 0 && sotls_kconn_alert_out(k, level, desc) == 0)
+			k->pol.sent_alert = desc;
+		if (level == SOTLS_ALERT_FATAL)
+			sotls_policy_fail(&k->pol, err);
+		return k->pol.err;
 	}
 	/* TX in userspace (kernel RX only): the record layer seals it. */
 	int rc = level == SOTLS_ALERT_FATAL ? sotls_record_fatal(k->rec, desc, err)
 					    : sotls_record_warning(k->rec, desc);
-	if (k->rec->sent_alert == desc)
-		k->sent_alert = desc;
-	if (level == SOTLS_ALERT_FATAL && k->err == 0)
-		k->err = err;
-	return level == SOTLS_ALERT_FATAL ? k->err : (rc != 0 ? rc : 0);
+	if (k->rec->pol.sent_alert == desc)
+		k->pol.sent_alert = desc;
+	if (level == SOTLS_ALERT_FATAL)
+		sotls_policy_fail(&k->pol, err);
+	return level == SOTLS_ALERT_FATAL ? k->pol.err : (rc != 0 ? rc : 0);
 }
 
 int sotls_kconn_fatal(struct sotls_kconn *k, uint8_t desc, int err)
@@ -233,18 +230,16 @@ int sotls_kconn_fatal(struct sotls_kconn *k, uint8_t desc, int err)
 
 static int fail_syscall(struct sotls_kconn *k, int err)
 {
-	if (k->err == 0) {
-		k->err = SOTLS_ERR_SYSCALL;
-		k->sys_errno = err;
-	}
-	return k->err;
+	if (k->pol.err == 0)
+		k->pol.sys_errno = err;
+	return sotls_policy_fail(&k->pol, SOTLS_ERR_SYSCALL);
 }
 
 int sotls_kconn_limit_close(struct sotls_kconn *k)
 {
-	if (k->err != 0)
-		return k->err;
-	k->tx_limited = true;
+	if (k->pol.err != 0)
+		return k->pol.err;
+	k->pol.tx_limited = true;
 	/* Blocking sockets send it now; otherwise sotls_shutdown retries. */
 	int rc = sotls_kconn_shutdown(k);
 	return rc == 0 || rc == SOTLS_WANT_WRITE ? SOTLS_ERR_KEY_USAGE_LIMIT : rc;
@@ -252,13 +247,13 @@ int sotls_kconn_limit_close(struct sotls_kconn *k)
 
 ssize_t sotls_kconn_send(struct sotls_kconn *k, const uint8_t *buf, size_t len)
 {
-	if (k->err != 0)
-		return k->err;
-	if (k->tx_limited) {
+	if (k->pol.err != 0)
+		return k->pol.err;
+	if (k->pol.tx_limited) {
 		(void)sotls_kconn_shutdown(k); /* close_notify, if it is still due */
-		return k->err != 0 ? k->err : SOTLS_ERR_KEY_USAGE_LIMIT;
+		return k->pol.err != 0 ? k->pol.err : SOTLS_ERR_KEY_USAGE_LIMIT;
 	}
-	if (k->tx_closed)
+	if (k->pol.tx_closed)
 		return SOTLS_ERR_CLOSED;
 	size_t done = 0;
 	while (done < len) {
@@ -282,32 +277,53 @@ ssize_t sotls_kconn_send(struct sotls_kconn *k, const uint8_t *buf, size_t len)
 	return (ssize_t)done;
 }
 
+/* A decision of the policy (policy.h), carried out on this path. */
+static int decide(struct sotls_kconn *k, int rc, int alert, unsigned refusals)
+{
+	if (rc == 0) {
+		for (unsigned i = 0; i < refusals && rc == 0; i++) {
+			rc = send_alert(k, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION, 0);
+			if (rc == SOTLS_WANT_WRITE)
+				rc = 0;
+		}
+		return rc;
+	}
+	if (alert != SOTLS_POLICY_NO_ALERT)
+		return sotls_kconn_fatal(k, (uint8_t)alert, rc);
+	return sotls_policy_fail(&k->pol, rc); /* the peer is gone */
+}
+
+/* A fault in the peer's records (policy.h names its alert). */
+static int fault(struct sotls_kconn *k, int err)
+{
+	int alert;
+	int rc = sotls_policy_fault(&k->pol, err, &alert);
+	return decide(k, rc, alert, 0);
+}
+
+/* Empty records the kernel consumed. */
+static int empties(struct sotls_kconn *k, uint64_t n)
+{
+	int alert;
+	int rc = sotls_policy_empty(&k->pol, n, &alert);
+	return decide(k, rc, alert, 0);
+}
+
 /* An error of recvmsg on the kTLS RX socket: the same code and alert as the
  * userspace record layer gives for the same fault on the wire. */
 static int rx_error(struct sotls_kconn *k, ssize_t mapped, int err)
 {
 	switch (mapped) {
 	case SOTLS_ERR_BAD_RECORD_MAC:
-		return sotls_kconn_fatal(k, SOTLS_ALERT_BAD_RECORD_MAC, SOTLS_ERR_BAD_RECORD_MAC);
 	case SOTLS_ERR_RECORD_OVERFLOW:
-		return sotls_kconn_fatal(k, SOTLS_ALERT_RECORD_OVERFLOW, SOTLS_ERR_RECORD_OVERFLOW);
 	case SOTLS_ERR_PROTOCOL_VERSION:
-		return sotls_kconn_fatal(k, SOTLS_ALERT_PROTOCOL_VERSION, SOTLS_ERR_PROTOCOL_VERSION);
 	case SOTLS_ERR_DECODE:
-		return sotls_kconn_fatal(k, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
+		return fault(k, (int)mapped);
 	default:
 		/* ECONNRESET, EPIPE, EIO, ...: a system error, errno kept, as
 		 * the userspace path reports a failed recv. */
 		return fail_syscall(k, err);
 	}
-}
-
-/* Counts n useless records; past a cap the connection ends (control.h). */
-static int count_useless(struct sotls_kconn *k, enum sotls_useless_kind kind, uint64_t n)
-{
-	if (sotls_useless_count(&k->useless, kind, n, &k->why))
-		return 0;
-	return sotls_kconn_fatal(k, SOTLS_ALERT_UNEXPECTED_MESSAGE, SOTLS_ERR_RECORD_FLOOD);
 }
 
 /*
@@ -327,60 +343,24 @@ static int rx_consumed(struct sotls_kconn *k, uint64_t *consumed)
 		return sotls_kconn_fatal(k, SOTLS_ALERT_INTERNAL_ERROR, SOTLS_ERR_INTERNAL);
 	*consumed = seq - k->rx_seq;
 	k->rx_seq = seq;
-	if (seq > k->key_limit) {
+	if (seq > k->pol.key_limit)
 		/* A record at seq >= limit was opened: the peer went past the
-		 * limit (see the userspace path). Which of the bytes came from
-		 * it the kernel does not say, so all of this call's go. */
-		k->why = (struct sotls_why){"the peer sent more records under one key than the "
-					    "key usage limit:",
-					    k->key_limit};
-		return sotls_kconn_fatal(k, SOTLS_ALERT_UNEXPECTED_MESSAGE,
-					 SOTLS_ERR_KEY_USAGE_LIMIT);
-	}
+		 * limit. Which of the bytes came from it the kernel does not
+		 * say, so all of this call's go. */
+		return fault(k, SOTLS_ERR_KEY_USAGE_LIMIT);
 	return 0;
 }
 
-/* A whole alert record of n bytes at a. 0 to go on reading. */
-static int handle_alert(struct sotls_kconn *k, const uint8_t *a, size_t n)
+/* A record that is not application data: an alert, handshake bytes
+ * (record_start: they begin a record; else the kernel hands over the rest
+ * of one that did not fit the buffer), or a type that cannot come. */
+static int handle_control(struct sotls_kconn *k, uint8_t type, const uint8_t *pt, size_t n,
+			  bool record_start)
 {
-	/* RFC 5246 7.2: "struct { AlertLevel level; AlertDescription
-	 * description; } Alert;" — two bytes, one alert per record. */
-	if (n != 2)
-		return sotls_kconn_fatal(k, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
-	k->peer_alert = a[1];
-	switch (sotls_alert_classify(a[0], a[1])) {
-	case SOTLS_ALERT_IS_CLOSE:
-		k->rx_closed = true;
-		return 0;
-	case SOTLS_ALERT_IS_FATAL:
-		/* The peer is gone; answering would be pointless. */
-		if (k->err == 0)
-			k->err = SOTLS_ERR_PEER_ALERT;
-		return k->err;
-	case SOTLS_ALERT_IS_BAD_LEVEL:
-		k->why = (struct sotls_why){"alert level neither warning (1) nor fatal (2):", a[0]};
-		return sotls_kconn_fatal(k, SOTLS_ALERT_ILLEGAL_PARAMETER, SOTLS_ERR_DECODE);
-	case SOTLS_ALERT_IS_WARNING:
-		break;
-	}
-	return count_useless(k, SOTLS_USELESS_WARNING, 1);
-}
-
-/* Handshake bytes; record_start: they begin a record (else the kernel hands
- * over the rest of one that did not fit the buffer). */
-static int handle_handshake(struct sotls_kconn *k, const uint8_t *pt, size_t n, bool record_start)
-{
-	unsigned refusals, useless;
-	int rc = sotls_hs_track_feed(&k->hs, k->server, record_start, pt, n, &refusals, &useless);
-	if (rc != 0)
-		return sotls_kconn_fatal(k, sotls_hs_track_alert(rc), rc);
-	rc = count_useless(k, SOTLS_USELESS_REFUSAL, useless);
-	for (unsigned i = 0; i < refusals && rc == 0; i++) {
-		rc = send_alert(k, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION, 0);
-		if (rc == SOTLS_WANT_WRITE)
-			rc = 0;
-	}
-	return rc;
+	int alert;
+	unsigned refusals;
+	int rc = sotls_policy_control(&k->pol, type, pt, n, record_start, &alert, &refusals);
+	return decide(k, rc, alert, refusals);
 }
 
 /*
@@ -392,8 +372,8 @@ static int handle_handshake(struct sotls_kconn *k, const uint8_t *pt, size_t n, 
 static int handle_data(struct sotls_kconn *k, size_t n, uint64_t consumed)
 {
 	if (consumed > n && consumed - n > (uint64_t)SOTLS_REC_MAX_EMPTY_RECORDS * (n + 1))
-		return count_useless(k, SOTLS_USELESS_EMPTY, SOTLS_REC_MAX_EMPTY_RECORDS + 1);
-	sotls_useless_reset(&k->useless);
+		return empties(k, SOTLS_REC_MAX_EMPTY_RECORDS + 1);
+	sotls_policy_data(&k->pol);
 	return 0;
 }
 
@@ -410,7 +390,7 @@ static ssize_t rx_one(struct sotls_kconn *k, uint8_t *dst, size_t cap)
 		return rx_error(k, n, err);
 	if (rc == 0 && n == SOTLS_WANT_READ)
 		/* Empty records the kernel consumed without returning. */
-		rc = consumed > 0 ? count_useless(k, SOTLS_USELESS_EMPTY, consumed) : 0;
+		rc = consumed > 0 ? empties(k, consumed) : 0;
 	if (rc == 0 && n == SOTLS_WANT_READ)
 		return SOTLS_WANT_READ;
 	if (type != SOTLS_CT_HANDSHAKE)
@@ -418,33 +398,29 @@ static ssize_t rx_one(struct sotls_kconn *k, uint8_t *dst, size_t cap)
 	if (rc == 0 && type == SOTLS_CT_APPLICATION_DATA) {
 		if (n > 0 && (rc = handle_data(k, (size_t)n, consumed)) == 0)
 			return n;
-		if (rc == 0 && consumed == 0) {
+		if (rc == 0 && consumed == 0)
 			/* TCP ended without close_notify. */
-			if (k->err == 0)
-				k->err = SOTLS_ERR_TRUNCATED;
-			return k->err;
-		}
+			return sotls_policy_fail(&k->pol, SOTLS_ERR_TRUNCATED);
 		if (rc == 0)
 			/* Empty records, and a record of another type behind,
 			 * which the kernel has opened already (it comes next). */
-			rc = count_useless(k, SOTLS_USELESS_EMPTY, consumed - 1);
+			rc = empties(k, consumed - 1);
 	} else if (rc == 0 && type == SOTLS_CT_ALERT) {
 		/* cap >= 3: a count under cap is the whole record, and an
 		 * alert read whole (n == cap) is never valid, so every alert
 		 * read starts a record. */
-		rc = handle_alert(k, dst, (size_t)n);
+		rc = handle_control(k, type, dst, (size_t)n, true);
 	} else if (rc == 0 && type == SOTLS_CT_HANDSHAKE) {
 		/* The kernel may have opened the record in the call before
 		 * (then consumed is 0), so a record's start is told from the
 		 * end of the one before: a read that did not fill the buffer,
 		 * or one of another type. It never returns 0 bytes of a record
 		 * it has begun. */
-		rc = handle_handshake(k, dst, (size_t)n, n == 0 || !k->hs_mid);
+		rc = handle_control(k, type, dst, (size_t)n, n == 0 || !k->hs_mid);
 		k->hs_mid = (size_t)n == cap;
 	} else if (rc == 0) {
 		/* change_cipher_spec or an unknown type. */
-		rc = sotls_kconn_fatal(k, SOTLS_ALERT_UNEXPECTED_MESSAGE,
-				       SOTLS_ERR_UNEXPECTED_MESSAGE);
+		rc = handle_control(k, type, dst, n > 0 ? (size_t)n : 0, true);
 	}
 	if (n > 0)
 		sotls_wipe(dst, (size_t)n);
@@ -471,10 +447,10 @@ ssize_t sotls_kconn_recv(struct sotls_kconn *k, uint8_t *buf, size_t len)
 	/* Each round consumes at least one record, and the caps bound the
 	 * rounds that deliver nothing. */
 	for (;;) {
-		if (k->rx_closed)
+		if (k->pol.rx_closed)
 			return 0;
-		if (k->err != 0)
-			return k->err;
+		if (k->pol.err != 0)
+			return k->pol.err;
 		ssize_t n = rx_one(k, dst, cap);
 		if (n == 0)
 			continue;
@@ -492,14 +468,14 @@ ssize_t sotls_kconn_recv(struct sotls_kconn *k, uint8_t *buf, size_t len)
 
 int sotls_kconn_shutdown(struct sotls_kconn *k)
 {
-	if (k->err != 0)
-		return k->err;
-	if (k->tx_closed)
+	if (k->pol.err != 0)
+		return k->pol.err;
+	if (k->pol.tx_closed)
 		return 0;
 	int rc = kernel_alert(k, SOTLS_ALERT_WARNING, SOTLS_ALERT_CLOSE_NOTIFY, 0);
 	if (rc == SOTLS_OK) {
-		k->tx_closed = true;
-		k->sent_alert = SOTLS_ALERT_CLOSE_NOTIFY;
+		k->pol.tx_closed = true;
+		k->pol.sent_alert = SOTLS_ALERT_CLOSE_NOTIFY;
 		return 0;
 	}
 	if (rc == SOTLS_WANT_WRITE)

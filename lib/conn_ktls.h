@@ -76,19 +76,9 @@ void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_
 struct sotls_kconn {
 	int fd;
 	bool tx, rx;	       /* which directions are in the kernel */
-	bool server;	       /* which handshake messages are refused, not fatal */
 	enum sotls_aead_alg alg;
 	struct sotls_record *rec; /* the userspace half (mixed modes), or NULL */
-	int err;	       /* 0 or the sticky error */
-	int sys_errno;	       /* errno of a SOTLS_ERR_SYSCALL */
-	int peer_alert;	       /* last alert description from the peer, or -1 */
-	int sent_alert;	       /* last alert we sent through the kernel, or -1 */
-	bool rx_closed, tx_closed;
-	bool tx_limited;       /* tx_closed because the key usage limit was reached */
-	uint64_t key_limit;    /* records per key and direction (control.h) */
-	struct sotls_useless useless;
-	struct sotls_hs_track hs;
-	struct sotls_why why;  /* what failed, when an error needs more words */
+	struct sotls_policy pol;  /* the rules, the errors, the alerts (policy.h) */
 	/* TX: the kernel's sequence number when last read back, and an upper
 	 * bound on the records made since (one per byte handed over, one per
 	 * alert): the kernel may cut records short, never make empty ones. */

@@ -118,14 +118,14 @@ SOTLS_API unsigned sotls_engine_state(struct sotls_conn *c)
 	/* Without borrowing a receive buffer just to say so. */
 	if (c->hs != NULL ? sotls_hs_in_space(c->hs, &n) != NULL && n > 0
 			  : c->state == CONN_OPEN && c->rec != NULL && !c->k.rx &&
-				    c->rec->err == 0 && !c->rec->rx_closed && !c->wire.eof &&
+				    c->rec->pol.err == 0 && !c->rec->pol.rx_closed && !c->wire.eof &&
 				    !c->eng->handed_off)
 		st |= SOTLS_ENGINE_RECV;
 	if (c->state == CONN_NEW && c->eng->hs_rc == SOTLS_WANT_PRIVATE_KEY)
 		st |= SOTLS_ENGINE_PRIVATE_KEY;
 	if (c->state == CONN_OPEN)
 		st |= SOTLS_ENGINE_OPEN;
-	if (c->rec != NULL && c->rec->rx_closed)
+	if (c->rec != NULL && c->rec->pol.rx_closed)
 		st |= SOTLS_ENGINE_CLOSED;
 	return st;
 }

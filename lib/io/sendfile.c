@@ -710,7 +710,7 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 			prev = g;
 		}
 	}
-	if (prev != NULL && r->err == 0) {
+	if (prev != NULL && r->pol.err == 0) {
 		int w = 0;
 		while (w == 0 && prev->send_pending)
 			w = reap(io, true);
@@ -729,8 +729,8 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 	if (io->have_ring)
 		(void)reap(io, false);
 	*offset = off + (off_t)done;
-	if (r->err != 0)
-		return r->err;
+	if (r->pol.err != 0)
+		return r->pol.err;
 	if (rc != 0)
 		return rc;
 	if (limited) {

@@ -49,9 +49,7 @@ int sotls_record_init(struct sotls_record *r, struct sotls_wire *wire, enum sotl
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	memset(r, 0, sizeof(*r));
 	r->wire = wire;
-	r->peer_alert = -1;
-	r->sent_alert = -1;
-	r->key_limit = SOTLS_REC_DEFAULT_KEY_LIMIT;
+	sotls_policy_init(&r->pol, false, 0);
 
 	r->max_plain = SOTLS_REC_MAX_PLAINTEXT;
 	r->tx_cap = TX_CAP;
@@ -80,8 +78,8 @@ int sotls_record_init(struct sotls_record *r, struct sotls_wire *wire, enum sotl
 
 void sotls_record_set_policy(struct sotls_record *r, bool server, uint64_t key_limit)
 {
-	r->server = server;
-	r->key_limit = key_limit > 0 ? key_limit : SOTLS_REC_DEFAULT_KEY_LIMIT;
+	r->pol.server = server;
+	r->pol.key_limit = key_limit > 0 ? key_limit : SOTLS_REC_DEFAULT_KEY_LIMIT;
 }
 
 void sotls_record_free(struct sotls_record *r)
@@ -96,17 +94,11 @@ void sotls_record_free(struct sotls_record *r)
 	sotls_recbuf_put(SOTLS_RECBUF_TX, r->txbuf);
 	sotls_recbuf_put(SOTLS_RECBUF_RX, r->rxbuf);
 	sotls_wipe(r, sizeof(*r));
-	r->err = SOTLS_ERR_CLOSED;
+	r->pol.err = SOTLS_ERR_CLOSED;
 }
 
 /* ---- sealing ---------------------------------------------------------- */
 
-static int fail_sticky(struct sotls_record *r, int err)
-{
-	if (r->err == 0)
-		r->err = err;
-	return r->err;
-}
 
 static void make_nonce(uint8_t nonce[SOTLS_AEAD_NONCE_LEN], const uint8_t salt[SOTLS_REC_SALT],
 		       const uint8_t explicit_nonce[SOTLS_REC_EXPLICIT_NONCE])
@@ -156,8 +148,8 @@ static int seal_at(struct sotls_record *r, uint8_t *p, uint8_t type, const uint8
 	/* Records that end the stream: close_notify or a fatal alert. */
 	bool last = type == SOTLS_CT_ALERT && len == 2 &&
 		    (in[0] == SOTLS_ALERT_FATAL || in[1] == SOTLS_ALERT_CLOSE_NOTIFY);
-	if (!(last ? sotls_key_may_seal_close(r->tx.seq, r->key_limit)
-		    : sotls_key_may_seal_data(r->tx.seq, r->key_limit)))
+	if (!(last ? sotls_key_may_seal_close(r->tx.seq, r->pol.key_limit)
+		    : sotls_key_may_seal_data(r->tx.seq, r->pol.key_limit)))
 		return SOTLS_ERR_KEY_USAGE_LIMIT;
 
 	if (sotls_half_seal(&r->tx, p, type, in, len) != 0)
@@ -189,15 +181,15 @@ static int seal_record(struct sotls_record *r, uint8_t type, const uint8_t *in, 
 
 int sotls_record_seal_in_place(struct sotls_record *r, uint8_t *rec, size_t len)
 {
-	if (r->err != 0)
-		return r->err;
-	if (r->tx_closed)
+	if (r->pol.err != 0)
+		return r->pol.err;
+	if (r->pol.tx_closed)
 		return SOTLS_ERR_CLOSED;
 	if (rec == NULL || len > r->max_plain)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	uint8_t *pt = rec + SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
 	int rc = seal_at(r, rec, SOTLS_CT_APPLICATION_DATA, pt, len);
-	return rc == 0 ? 0 : fail_sticky(r, rc);
+	return rc == 0 ? 0 : sotls_policy_fail(&r->pol, rc);
 }
 
 size_t sotls_record_tx_room(const struct sotls_record *r)
@@ -209,12 +201,12 @@ size_t sotls_record_tx_room(const struct sotls_record *r)
 
 int sotls_record_queue_sealed(struct sotls_record *r, const uint8_t *data, size_t len)
 {
-	if (r->err != 0)
-		return r->err;
+	if (r->pol.err != 0)
+		return r->pol.err;
 	if (len > sotls_record_tx_room(r))
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	if (tx_get(r) != 0)
-		return fail_sticky(r, SOTLS_ERR_OUT_OF_MEMORY);
+		return sotls_policy_fail(&r->pol, SOTLS_ERR_OUT_OF_MEMORY);
 	memcpy(r->txbuf + r->tx_tail, data, len);
 	r->tx_tail += len;
 	return 0;
@@ -222,12 +214,12 @@ int sotls_record_queue_sealed(struct sotls_record *r, const uint8_t *data, size_
 
 int sotls_record_fail_syscall(struct sotls_record *r, int err)
 {
-	if (r->err == 0) {
-		r->sys_errno = err;
-		r->err = SOTLS_ERR_SYSCALL;
+	if (r->pol.err == 0) {
+		r->pol.sys_errno = err;
+		r->pol.err = SOTLS_ERR_SYSCALL;
 		r->tx_head = r->tx_tail = r->tx_pending = 0;
 	}
-	return r->err;
+	return r->pol.err;
 }
 
 /* ---- the send path ---------------------------------------------------- */
@@ -252,12 +244,6 @@ static void release_idle(struct sotls_record *r)
 	}
 }
 
-static int fail(struct sotls_record *r, int err)
-{
-	if (r->err == 0)
-		r->err = err;
-	return r->err;
-}
 
 /*
  * Writes [tx_head, tx_tail) to the wire. 0 when all is written,
@@ -272,8 +258,8 @@ static int flush(struct sotls_record *r, int flags)
 		if (n == SOTLS_WANT_WRITE)
 			return SOTLS_WANT_WRITE;
 		if (n < 0) {
-			r->sys_errno = r->wire->sys_errno;
-			return fail(r, SOTLS_ERR_SYSCALL);
+			r->pol.sys_errno = r->wire->sys_errno;
+			return sotls_policy_fail(&r->pol, SOTLS_ERR_SYSCALL);
 		}
 		r->tx_head += (size_t)n;
 	}
@@ -307,19 +293,19 @@ static bool tx_fits(const struct sotls_record *r, size_t len)
 
 bool sotls_record_may_seal_data(const struct sotls_record *r)
 {
-	return sotls_key_may_seal_data(r->tx.seq, r->key_limit);
+	return sotls_key_may_seal_data(r->tx.seq, r->pol.key_limit);
 }
 
 int sotls_record_tx_usable(struct sotls_record *r)
 {
-	if (r->err != 0)
-		return r->err;
-	if (r->tx_limited) {
+	if (r->pol.err != 0)
+		return r->pol.err;
+	if (r->pol.tx_limited) {
 		/* close_notify may still wait in the buffer. */
 		int rc = flush(r, 0);
 		return rc == 0 || rc == SOTLS_WANT_WRITE ? SOTLS_ERR_KEY_USAGE_LIMIT : rc;
 	}
-	return r->tx_closed ? SOTLS_ERR_CLOSED : 0;
+	return r->pol.tx_closed ? SOTLS_ERR_CLOSED : 0;
 }
 
 static const uint8_t close_notify[2] = {SOTLS_ALERT_WARNING, SOTLS_ALERT_CLOSE_NOTIFY};
@@ -327,31 +313,31 @@ static const uint8_t close_notify[2] = {SOTLS_ALERT_WARNING, SOTLS_ALERT_CLOSE_N
 /* Seals close_notify (once) after whatever is sealed. */
 static int seal_close_notify(struct sotls_record *r)
 {
-	if (r->tx_closed)
+	if (r->pol.tx_closed)
 		return 0;
 	/* Records sealed for an unfinished send go first: they are whole
 	 * records, so the stream stays well-formed. */
 	if (r->tx_tail + ALERT_RECORD > r->tx_cap)
-		return fail(r, SOTLS_ERR_INTERNAL);
+		return sotls_policy_fail(&r->pol, SOTLS_ERR_INTERNAL);
 	int rc = seal_record(r, SOTLS_CT_ALERT, close_notify, sizeof(close_notify));
 	if (rc != 0)
-		return fail(r, rc);
-	r->sent_alert = SOTLS_ALERT_CLOSE_NOTIFY;
-	r->tx_closed = true;
+		return sotls_policy_fail(&r->pol, rc);
+	r->pol.sent_alert = SOTLS_ALERT_CLOSE_NOTIFY;
+	r->pol.tx_closed = true;
 	r->tx_pending = 0;
 	return 0;
 }
 
 int sotls_record_limit_close(struct sotls_record *r)
 {
-	if (r->err != 0)
-		return r->err;
+	if (r->pol.err != 0)
+		return r->pol.err;
 	/* The sealed records go out before close_notify; a socket that takes
 	 * them later gets them from the next send or shutdown. */
 	int rc = seal_close_notify(r);
 	if (rc != 0)
 		return rc;
-	r->tx_limited = true;
+	r->pol.tx_limited = true;
 	return sotls_record_tx_usable(r);
 }
 
@@ -391,7 +377,7 @@ static ssize_t send_records(struct sotls_record *r, const uint8_t *buf, size_t l
 					 chunk);
 			if (rc != 0) {
 				/* What is sealed is not reported: the connection is over. */
-				return fail(r, rc);
+				return sotls_policy_fail(&r->pol, rc);
 			}
 			r->tx_pending += chunk;
 		}
@@ -432,25 +418,25 @@ static int send_alert(struct sotls_record *r, uint8_t level, uint8_t desc, int e
 
 	/* RFC 5246 7.2.1: nothing goes out after our close_notify. */
 	if (r->alert_out != NULL) {
-		if (r->err == 0 && r->alert_out(r->alert_ctx, level, desc) == 0)
-			r->sent_alert = desc;
-	} else if (r->err == 0 && !r->tx_closed && r->tx_tail + ALERT_RECORD <= r->tx_cap) {
+		if (r->pol.err == 0 && r->alert_out(r->alert_ctx, level, desc) == 0)
+			r->pol.sent_alert = desc;
+	} else if (r->pol.err == 0 && !r->pol.tx_closed && r->tx_tail + ALERT_RECORD <= r->tx_cap) {
 		if (seal_record(r, SOTLS_CT_ALERT, alert, sizeof(alert)) == 0) {
-			r->sent_alert = desc;
+			r->pol.sent_alert = desc;
 			(void)flush(r, MSG_DONTWAIT);
 		}
 	}
 	if (level == SOTLS_ALERT_FATAL) {
-		fail(r, err);
+		sotls_policy_fail(&r->pol, err);
 		/* Nothing more goes out after a fatal alert: on a socket what
 		 * did not go now is dropped; an engine's application takes the
 		 * records sealed so far, the alert last, then closes. */
 		if (!sotls_wire_is_engine(r->wire))
 			r->tx_head = r->tx_tail = 0;
 		r->tx_pending = 0;
-		return r->err;
+		return r->pol.err;
 	}
-	return r->err;
+	return r->pol.err;
 }
 
 static int send_fatal(struct sotls_record *r, uint8_t desc, int err)
@@ -486,6 +472,39 @@ int sotls_half_open(const struct sotls_half *h, const uint8_t *p, size_t frag_le
 /* ---- the receive path --------------------------------------------------- */
 
 /* Checks a record header as soon as its 5 bytes are in. */
+/* A decision of the policy (policy.h), carried out on this path. */
+static int decide(struct sotls_record *r, int rc, int alert, unsigned refusals)
+{
+	if (rc == 0) {
+		for (unsigned i = 0; i < refusals && rc == 0; i++)
+			rc = send_alert(r, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION, 0);
+		return rc;
+	}
+	if (alert != SOTLS_POLICY_NO_ALERT)
+		return send_fatal(r, (uint8_t)alert, rc);
+	/* The peer is gone: nothing more goes out. */
+	sotls_policy_fail(&r->pol, rc);
+	r->tx_head = r->tx_tail = r->tx_pending = 0;
+	return r->pol.err;
+}
+
+/* A record that is not application data, already opened at pt. */
+static int handle_control(struct sotls_record *r, uint8_t type, const uint8_t *pt, size_t len)
+{
+	int alert;
+	unsigned refusals;
+	int rc = sotls_policy_control(&r->pol, type, pt, len, true, &alert, &refusals);
+	return decide(r, rc, alert, refusals);
+}
+
+/* A fault in the peer's records (policy.h names its alert). */
+static int fault(struct sotls_record *r, int err)
+{
+	int alert;
+	int rc = sotls_policy_fault(&r->pol, err, &alert);
+	return decide(r, rc, alert, 0);
+}
+
 static int check_header(struct sotls_record *r, const uint8_t *p, size_t *frag_len)
 {
 	size_t n = ((size_t)p[3] << 8) | p[4];
@@ -496,66 +515,20 @@ static int check_header(struct sotls_record *r, const uint8_t *p, size_t *frag_l
 	case SOTLS_CT_APPLICATION_DATA:
 		break;
 	default:
-		return send_fatal(r, SOTLS_ALERT_UNEXPECTED_MESSAGE, SOTLS_ERR_UNEXPECTED_MESSAGE);
+		return fault(r, SOTLS_ERR_UNEXPECTED_MESSAGE);
 	}
 	if (p[1] != TLS12_MAJOR || p[2] != TLS12_MINOR)
-		return send_fatal(r, SOTLS_ALERT_PROTOCOL_VERSION, SOTLS_ERR_PROTOCOL_VERSION);
+		return fault(r, SOTLS_ERR_PROTOCOL_VERSION);
 	if (n > SOTLS_REC_MAX_CIPHERTEXT)
-		return send_fatal(r, SOTLS_ALERT_RECORD_OVERFLOW, SOTLS_ERR_RECORD_OVERFLOW);
+		return fault(r, SOTLS_ERR_RECORD_OVERFLOW);
 	if (n < SOTLS_REC_EXPLICIT_NONCE + SOTLS_REC_TAG)
-		return send_fatal(r, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
+		return fault(r, SOTLS_ERR_DECODE);
 	/* RFC 5246 §6.2.1: at most 2^14 plaintext bytes; RFC 6066 §4: at most
 	 * the negotiated max_fragment_length. */
 	if (n - SOTLS_REC_EXPLICIT_NONCE - SOTLS_REC_TAG > r->max_plain)
-		return send_fatal(r, SOTLS_ALERT_RECORD_OVERFLOW, SOTLS_ERR_RECORD_OVERFLOW);
+		return fault(r, SOTLS_ERR_RECORD_OVERFLOW);
 	*frag_len = n;
 	return 0;
-}
-
-/* Counts n useless records; past a cap the connection ends (control.h). */
-static int count_useless(struct sotls_record *r, enum sotls_useless_kind kind, uint64_t n)
-{
-	if (sotls_useless_count(&r->useless, kind, n, &r->why))
-		return 0;
-	return send_fatal(r, SOTLS_ALERT_UNEXPECTED_MESSAGE, SOTLS_ERR_RECORD_FLOOD);
-}
-
-/* A record that is not application data, already opened at pt. */
-static int handle_control(struct sotls_record *r, uint8_t type, const uint8_t *pt, size_t len)
-{
-	if (type == SOTLS_CT_ALERT) {
-		/* RFC 5246 7.2: "struct { AlertLevel level; AlertDescription
-		 * description; } Alert;" — two bytes, one alert per record. */
-		if (len != 2)
-			return send_fatal(r, SOTLS_ALERT_DECODE_ERROR, SOTLS_ERR_DECODE);
-		r->peer_alert = pt[1];
-		switch (sotls_alert_classify(pt[0], pt[1])) {
-		case SOTLS_ALERT_IS_CLOSE:
-			r->rx_closed = true;
-			return 0;
-		case SOTLS_ALERT_IS_FATAL:
-			/* The peer is gone; answering would be pointless. */
-			fail(r, SOTLS_ERR_PEER_ALERT);
-			r->tx_head = r->tx_tail = r->tx_pending = 0;
-			return r->err;
-		case SOTLS_ALERT_IS_BAD_LEVEL:
-			r->why = (struct sotls_why){"alert level neither warning (1) nor fatal (2):",
-						    pt[0]};
-			return send_fatal(r, SOTLS_ALERT_ILLEGAL_PARAMETER, SOTLS_ERR_DECODE);
-		case SOTLS_ALERT_IS_WARNING:
-			break;
-		}
-		return count_useless(r, SOTLS_USELESS_WARNING, 1);
-	}
-	/* SOTLS_CT_HANDSHAKE (check_header lets nothing else through). */
-	unsigned refusals, useless;
-	int rc = sotls_hs_track_feed(&r->hs, r->server, true, pt, len, &refusals, &useless);
-	if (rc != 0)
-		return send_fatal(r, sotls_hs_track_alert(rc), rc);
-	rc = count_useless(r, SOTLS_USELESS_REFUSAL, useless);
-	for (unsigned i = 0; i < refusals && rc == 0; i++)
-		rc = send_alert(r, SOTLS_ALERT_WARNING, SOTLS_ALERT_NO_RENEGOTIATION, 0);
-	return rc;
 }
 
 /* Hands out opened plaintext that did not fit the caller's buffer before. */
@@ -580,7 +553,7 @@ static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len,
 	size_t got = 0;
 
 	*need_read = false;
-	while (got < len && !r->rx_closed && r->err == 0) {
+	while (got < len && !r->pol.rx_closed && r->pol.err == 0) {
 		size_t avail = r->rx_tail - r->rx_head;
 		size_t frag_len = 0;
 
@@ -597,17 +570,12 @@ static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len,
 			break;
 		}
 		if (r->rx.seq == UINT64_MAX) {
-			send_fatal(r, SOTLS_ALERT_INTERNAL_ERROR, SOTLS_ERR_SEQUENCE_OVERFLOW);
+			fault(r, SOTLS_ERR_SEQUENCE_OVERFLOW);
 			break;
 		}
-		if (r->rx.seq >= r->key_limit) {
-			/* A conforming peer closes before its key passes the
-			 * limit, as sotls does; one that goes on is refused
-			 * before the record is opened (control.h). */
-			r->why = (struct sotls_why){"the peer sent more records under one key than "
-						    "the key usage limit:",
-						    r->key_limit};
-			send_fatal(r, SOTLS_ALERT_UNEXPECTED_MESSAGE, SOTLS_ERR_KEY_USAGE_LIMIT);
+		if (r->rx.seq >= r->pol.key_limit) {
+			/* Refused before the record is opened. */
+			fault(r, SOTLS_ERR_KEY_USAGE_LIMIT);
 			break;
 		}
 
@@ -619,7 +587,7 @@ static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len,
 		uint8_t *out = direct ? buf + got : in_place;
 
 		if (sotls_half_open(&r->rx, p, frag_len, out) != 0) {
-			send_fatal(r, SOTLS_ALERT_BAD_RECORD_MAC, SOTLS_ERR_BAD_RECORD_MAC);
+			fault(r, SOTLS_ERR_BAD_RECORD_MAC);
 			break;
 		}
 		r->rx.seq++;
@@ -627,12 +595,12 @@ static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len,
 		r->rx_head += SOTLS_REC_HEADER + frag_len;
 
 		if (type == SOTLS_CT_APPLICATION_DATA && pt_len == 0) {
-			/* RFC 5246 6.2.1 allows empty application data (against
-			 * traffic analysis); a run of them is a flood. */
-			if (count_useless(r, SOTLS_USELESS_EMPTY, 1) != 0)
+			int alert;
+			rc = sotls_policy_empty(&r->pol, 1, &alert);
+			if (decide(r, rc, alert, 0) != 0)
 				break;
 		} else if (type == SOTLS_CT_APPLICATION_DATA) {
-			sotls_useless_reset(&r->useless);
+			sotls_policy_data(&r->pol);
 			if (direct) {
 				got += pt_len;
 			} else {
@@ -656,10 +624,10 @@ static ssize_t process_records(struct sotls_record *r, uint8_t *buf, size_t len,
 uint8_t *sotls_record_in_space(struct sotls_record *r, size_t *cap)
 {
 	*cap = 0;
-	if (r->err != 0 || r->rx_closed)
+	if (r->pol.err != 0 || r->pol.rx_closed)
 		return NULL;
 	if (r->rxbuf == NULL && (r->rxbuf = sotls_recbuf_get(SOTLS_RECBUF_RX, RX_ALLOC)) == NULL) {
-		fail(r, SOTLS_ERR_OUT_OF_MEMORY);
+		sotls_policy_fail(&r->pol, SOTLS_ERR_OUT_OF_MEMORY);
 		return NULL;
 	}
 	/* A partial record moves to the front when the end is too short for
@@ -688,18 +656,18 @@ static int fill(struct sotls_record *r)
 	size_t cap;
 	uint8_t *p = sotls_record_in_space(r, &cap);
 	if (p == NULL)
-		return r->err != 0 ? r->err : SOTLS_ERR_INTERNAL;
+		return r->pol.err != 0 ? r->pol.err : SOTLS_ERR_INTERNAL;
 	ssize_t n = sotls_wire_recv(r->wire, p, cap);
 	if (n > 0) {
 		r->rx_tail += (size_t)n;
 		return 0;
 	}
 	if (n == 0)
-		return fail(r, SOTLS_ERR_TRUNCATED);
+		return sotls_policy_fail(&r->pol, SOTLS_ERR_TRUNCATED);
 	if (n == SOTLS_WANT_READ)
 		return SOTLS_WANT_READ;
-	r->sys_errno = r->wire->sys_errno;
-	return fail(r, SOTLS_ERR_SYSCALL);
+	r->pol.sys_errno = r->wire->sys_errno;
+	return sotls_policy_fail(&r->pol, SOTLS_ERR_SYSCALL);
 }
 
 static ssize_t recv_records(struct sotls_record *r, uint8_t *buf, size_t len)
@@ -708,19 +676,19 @@ static ssize_t recv_records(struct sotls_record *r, uint8_t *buf, size_t len)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	if (r->plain_len > 0)
 		return (ssize_t)take_plain(r, buf, len);
-	if (r->err != 0)
-		return r->err;
+	if (r->pol.err != 0)
+		return r->pol.err;
 
 	for (;;) {
-		if (r->rx_closed)
+		if (r->pol.rx_closed)
 			return 0;
 		bool need_read;
 		ssize_t got = process_records(r, buf, len, &need_read);
 		/* Authenticated data goes out first; an error after it waits. */
 		if (got > 0)
 			return got;
-		if (r->err != 0)
-			return r->err;
+		if (r->pol.err != 0)
+			return r->pol.err;
 		if (!need_read)
 			continue; /* a control record only; look again */
 		int rc = fill(r);
@@ -740,8 +708,8 @@ ssize_t sotls_record_recv(struct sotls_record *r, uint8_t *buf, size_t len)
 
 int sotls_record_shutdown(struct sotls_record *r)
 {
-	if (r->err != 0)
-		return r->err;
+	if (r->pol.err != 0)
+		return r->pol.err;
 	int rc = seal_close_notify(r);
 	if (rc != 0)
 		return rc;

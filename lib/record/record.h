@@ -24,7 +24,7 @@
 #include <sys/types.h>
 
 #include "aead.h"
-#include "control.h"
+#include "policy.h"
 #include "wire.h"
 
 #define SOTLS_REC_HEADER 5
@@ -95,18 +95,7 @@ struct sotls_half {
 
 struct sotls_record {
 	struct sotls_wire *wire; /* the connection's: a socket or the application */
-	int err;	 /* 0, or the sticky negative error */
-	int sys_errno;	 /* errno of a SOTLS_ERR_SYSCALL */
-	int peer_alert;	 /* last alert description from the peer, or -1 */
-	int sent_alert;	 /* last alert description we sent, or -1 */
-	bool rx_closed;	 /* the peer's close_notify arrived */
-	bool tx_closed;	 /* our close_notify is sealed */
-	bool tx_limited; /* ... because the key usage limit was reached */
-	bool server;	 /* which handshake messages are refused, not fatal */
-	uint64_t key_limit; /* records per key and direction (control.h) */
-	struct sotls_useless useless;
-	struct sotls_hs_track hs;
-	struct sotls_why why; /* what failed, when an error needs more words */
+	struct sotls_policy pol; /* the rules, the errors, the alerts (policy.h) */
 
 	struct sotls_half tx, rx;
 	uint64_t tx_records, rx_records;

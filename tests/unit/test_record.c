@@ -540,7 +540,7 @@ static void test_close_notify(void **state)
 	assert_memory_equal(buf, "last words", 10);
 	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 0);
 	assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 0);
-	assert_int_equal(p.a.peer_alert, SOTLS_ALERT_CLOSE_NOTIFY);
+	assert_int_equal(p.a.pol.peer_alert, SOTLS_ALERT_CLOSE_NOTIFY);
 	/* A may still send (half-close), then close too. */
 	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"bye", 3), 3);
 	assert_int_equal(sotls_record_shutdown(&p.a), 0);
@@ -588,7 +588,7 @@ static void test_peer_alerts(void **state)
 		size_t n = craft_ba(rec[0], 1, SOTLS_CT_ALERT, (const uint8_t *)"\x02\x28", 2);
 		write_all(p.fd[1], rec[0], n);
 		assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), SOTLS_ERR_PEER_ALERT);
-		assert_int_equal(p.a.peer_alert, 40);
+		assert_int_equal(p.a.pol.peer_alert, 40);
 		expect_nothing_from_a(&p);
 		assert_int_equal(sotls_record_send(&p.a, buf, 1), SOTLS_ERR_PEER_ALERT);
 		pair_close(&p);
@@ -605,7 +605,7 @@ static void test_peer_alerts(void **state)
 		write_all(p.fd[1], rec[2], n2);
 		assert_int_equal(sotls_record_recv(&p.a, buf, sizeof(buf)), 2);
 		assert_memory_equal(buf, "ok", 2);
-		assert_int_equal(p.a.peer_alert, 90);
+		assert_int_equal(p.a.pol.peer_alert, 90);
 		pair_close(&p);
 	}
 }
@@ -637,7 +637,7 @@ static void expect_data_after(struct pair *p, uint64_t *seq)
 	send_ba(p, seq, 1, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"data", 4);
 	assert_int_equal(recv_a(p, buf, sizeof(buf)), 4);
 	assert_memory_equal(buf, "data", 4);
-	assert_int_equal(p->a.useless.empty + p->a.useless.warnings + p->a.useless.refusals, 0);
+	assert_int_equal(p->a.pol.useless.empty + p->a.pol.useless.warnings + p->a.pol.useless.refusals, 0);
 }
 
 /* The cap-th useless record of a kind is accepted, the next one is fatal. */
@@ -657,8 +657,8 @@ static void check_cap(uint8_t type, const uint8_t *pt, size_t len, unsigned cap,
 	send_ba(&p, &seq, cap + 1, type, pt, len);
 	send_ba(&p, &seq, 1, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"late", 4);
 	assert_int_equal(recv_a(&p, buf, sizeof(buf)), SOTLS_ERR_RECORD_FLOOD);
-	assert_int_equal(p.a.why.value, cap);
-	assert_non_null(p.a.why.what);
+	assert_int_equal(p.a.pol.why.value, cap);
+	assert_non_null(p.a.pol.why.what);
 	/* the answers before it (no_renegotiation warnings), then the alert */
 	uint8_t t, out[64];
 	uint64_t aseq = 1;
@@ -720,12 +720,12 @@ static void test_alert_levels(void **state)
 	struct pair p;
 	pair_open(&p, g_alg, 1, 1);
 	assert_int_equal(alert_to_a(&p, 1, 0), 0);
-	assert_true(p.a.rx_closed);
+	assert_true(p.a.pol.rx_closed);
 	pair_close(&p);
 
 	pair_open(&p, g_alg, 1, 1);
 	assert_int_equal(alert_to_a(&p, 2, 0), SOTLS_ERR_PEER_ALERT);
-	assert_false(p.a.rx_closed);
+	assert_false(p.a.pol.rx_closed);
 	expect_nothing_from_a(&p);
 	pair_close(&p);
 
@@ -733,7 +733,7 @@ static void test_alert_levels(void **state)
 	for (size_t i = 0; i < sizeof(bad_levels); i++) {
 		pair_open(&p, g_alg, 1, 1);
 		assert_int_equal(alert_to_a(&p, bad_levels[i], 0), SOTLS_ERR_DECODE);
-		assert_int_equal(p.a.why.value, bad_levels[i]);
+		assert_int_equal(p.a.pol.why.value, bad_levels[i]);
 		expect_alert_from_a(&p, 1, SOTLS_ALERT_FATAL, SOTLS_ALERT_ILLEGAL_PARAMETER);
 		pair_close(&p);
 	}
@@ -830,7 +830,7 @@ static void test_key_usage_limit(void **state)
 	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"z", 1),
 			 SOTLS_ERR_KEY_USAGE_LIMIT);
 	assert_int_equal(p.a.tx.seq, limit);
-	assert_true(p.a.tx_limited);
+	assert_true(p.a.pol.tx_limited);
 	assert_int_equal(sotls_record_send(&p.a, (const uint8_t *)"z", 1),
 			 SOTLS_ERR_KEY_USAGE_LIMIT);
 	assert_int_equal(sotls_record_shutdown(&p.a), 0);

@@ -113,15 +113,15 @@ static ssize_t b_recv(struct pair *p, uint8_t *buf, size_t len)
 static int a_alert(struct pair *p)
 {
 	uint8_t buf[16];
-	p->ar.peer_alert = -1;
+	p->ar.pol.peer_alert = -1;
 	for (int spins = 0; spins < 500; spins++) {
 		ssize_t n = sotls_record_recv(&p->ar, buf, sizeof(buf));
 		if (n == 0)
 			return SOTLS_ALERT_WARNING << 8 | SOTLS_ALERT_CLOSE_NOTIFY;
 		if (n == SOTLS_ERR_PEER_ALERT)
-			return FATAL(p->ar.peer_alert);
-		if (p->ar.peer_alert >= 0)
-			return SOTLS_ALERT_WARNING << 8 | p->ar.peer_alert;
+			return FATAL(p->ar.pol.peer_alert);
+		if (p->ar.pol.peer_alert >= 0)
+			return SOTLS_ALERT_WARNING << 8 | p->ar.pol.peer_alert;
 		if (n != SOTLS_WANT_READ)
 			return -1;
 		usleep(1000);
@@ -150,7 +150,7 @@ static void check_cap(const char *what, bool kernel_tx, uint8_t type, const void
 	 * recvmsg that returns data are bounded, not counted exactly.) */
 	a_send_n(&p, cap + 1, type, pt, len);
 	ssize_t n = b_recv(&p, buf, sizeof(buf));
-	check(n == SOTLS_ERR_RECORD_FLOOD && p.k.why.value == cap,
+	check(n == SOTLS_ERR_RECORD_FLOOD && p.k.pol.why.value == cap,
 	      "%s: the %u-th is SOTLS_ERR_RECORD_FLOOD (%s)", what, cap + 1,
 	      sotls_strerror((int)n));
 	pair_close(&p);
@@ -300,7 +300,7 @@ static void test_key_usage_limit(void)
 	/* small sends, then one that cannot fit */
 	while ((n = sotls_kconn_send(&p.k, (const uint8_t *)"abcdefgh", 8)) > 0)
 		sent += (size_t)n;
-	check(n == SOTLS_ERR_KEY_USAGE_LIMIT && p.k.tx_limited,
+	check(n == SOTLS_ERR_KEY_USAGE_LIMIT && p.k.pol.tx_limited,
 	      "kernel TX: SOTLS_ERR_KEY_USAGE_LIMIT after %zu bytes (%s)", sent,
 	      sotls_strerror((int)n));
 	check(sotls_kconn_send(&p.k, buf, 1) == SOTLS_ERR_KEY_USAGE_LIMIT,
