@@ -358,95 +358,77 @@ static int ready(struct sotls_conn *c)
 }
 
 /*
- * The usage limit closed the send direction (not a failure: what the peer
- * sends can still be read), or a failure that needs more words than the
- * alert: the record paths leave them in why. True if rc was the former.
+ * Records a failure of either record path on the connection, from that
+ * path's policy state (policy.h): what sotls_conn_error_detail says, errno
+ * for SOTLS_ERR_SYSCALL. The usage limit closing the send direction is not
+ * a failure (what the peer sends can still be read), nor are the caller's
+ * mistakes. kernel: the path is the kernel's, whose socket errors read
+ * differently.
  */
-static bool explain(struct sotls_conn *c, ssize_t rc, bool tx_limited, const struct sotls_why *why,
-		    int sent_alert)
+static ssize_t path_result(struct sotls_conn *c, ssize_t rc, const struct sotls_policy *p,
+			   bool kernel)
 {
-	if (rc == SOTLS_ERR_KEY_USAGE_LIMIT && tx_limited) {
+	if (rc >= 0 || rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE)
+		return rc;
+	if (rc == SOTLS_ERR_CLOSED || rc == SOTLS_ERR_INVALID_ARGUMENT)
+		return rc;
+	int saved = errno;
+	if (rc == SOTLS_ERR_KEY_USAGE_LIMIT && p->tx_limited && p->err == 0) {
 		snprintf(c->detail, sizeof(c->detail),
 			 "the AEAD usage limit of %llu records for this connection's sending key "
 			 "was reached: sotls sent close_notify; reconnect to send more",
-			 (unsigned long long)(c->cfg->key_usage_limit ? c->cfg->key_usage_limit
-								      : SOTLS_REC_DEFAULT_KEY_LIMIT));
-		return true;
+			 (unsigned long long)p->key_limit);
+		return rc;
 	}
-	if (why->what != NULL)
+	if (p->why.what != NULL)
 		snprintf(c->detail, sizeof(c->detail), "%s %llu; sent fatal alert %d to the peer",
-			 why->what, (unsigned long long)why->value, sent_alert);
-	return false;
+			 p->why.what, (unsigned long long)p->why.value, p->sent_alert);
+	else if (rc == SOTLS_ERR_PEER_ALERT)
+		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", p->peer_alert);
+	else if (rc == SOTLS_ERR_SYSCALL)
+		snprintf(c->detail, sizeof(c->detail), "%s%s%s", kernel ? "kernel TLS socket: " : "",
+			 strerror(p->sys_errno),
+			 kernel && p->sys_errno == EIO
+				 ? " (the kernel refused a record it could not hand over; the "
+				   "connection is unusable)"
+				 : "");
+	else if (p->sent_alert > 0)
+		snprintf(c->detail, sizeof(c->detail), "sent fatal alert %d to the peer",
+			 p->sent_alert);
+	else
+		c->detail[0] = '\0';
+	if (rc == SOTLS_ERR_SYSCALL)
+		saved = p->sys_errno;
+	conn_fail(c, (int)rc);
+	errno = saved;
+	return rc;
 }
 
-/* Records a record-layer failure on the connection. */
 static ssize_t rec_result(struct sotls_conn *c, ssize_t rc)
 {
-	if (rc >= 0 || rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE)
-		return rc;
-	if (rc == SOTLS_ERR_CLOSED || rc == SOTLS_ERR_INVALID_ARGUMENT)
-		return rc; /* caller mistakes end nothing */
-	if (c->rec->pol.why.what != NULL || rc == SOTLS_ERR_KEY_USAGE_LIMIT) {
-		if (explain(c, rc, c->rec->pol.tx_limited && c->rec->pol.err == 0, &c->rec->pol.why,
-			    c->rec->pol.sent_alert))
-			return rc;
-	} else if (rc == SOTLS_ERR_PEER_ALERT)
-		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", c->rec->pol.peer_alert);
-	else if (rc == SOTLS_ERR_SYSCALL)
-		snprintf(c->detail, sizeof(c->detail), "%s", strerror(c->rec->pol.sys_errno));
-	else if (c->rec->pol.sent_alert > 0)
-		snprintf(c->detail, sizeof(c->detail), "sent fatal alert %d to the peer",
-			 c->rec->pol.sent_alert);
-	else
-		c->detail[0] = '\0';
-	int saved = errno;
-	if (rc == SOTLS_ERR_SYSCALL)
-		saved = c->rec->pol.sys_errno;
-	conn_fail(c, (int)rc);
-	errno = saved;
-	return rc;
+	return path_result(c, rc, &c->rec->pol, false);
 }
 
-/* Records a failure of a kernel direction on the connection. */
 static ssize_t k_result(struct sotls_conn *c, ssize_t rc)
 {
-	if (rc >= 0 || rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE)
-		return rc;
-	if (rc == SOTLS_ERR_CLOSED || rc == SOTLS_ERR_INVALID_ARGUMENT)
-		return rc;
-	int saved = errno;
-	if (c->k.pol.why.what != NULL || rc == SOTLS_ERR_KEY_USAGE_LIMIT) {
-		if (explain(c, rc, c->k.pol.tx_limited && c->k.pol.err == 0, &c->k.pol.why, c->k.pol.sent_alert))
-			return rc;
-	} else if (rc == SOTLS_ERR_PEER_ALERT)
-		snprintf(c->detail, sizeof(c->detail), "alert %d from the peer", c->k.pol.peer_alert);
-	else if (rc == SOTLS_ERR_SYSCALL)
-		snprintf(c->detail, sizeof(c->detail), "kernel TLS socket: %s%s",
-			 strerror(c->k.pol.sys_errno),
-			 c->k.pol.sys_errno == EIO ? " (the kernel refused a record it could not hand "
-						 "over; the connection is unusable)"
-					       : "");
-	else if (c->k.pol.sent_alert > 0)
-		snprintf(c->detail, sizeof(c->detail), "sent fatal alert %d to the peer",
-			 c->k.pol.sent_alert);
-	else
-		c->detail[0] = '\0';
-	if (rc == SOTLS_ERR_SYSCALL)
-		saved = c->k.pol.sys_errno;
-	conn_fail(c, (int)rc);
-	errno = saved;
-	return rc;
+	return path_result(c, rc, &c->k.pol, true);
+}
+
+/* A syscall on the kernel TX socket failed outside conn_ktls.c (sendfile's
+ * pipe): the stream is broken. */
+static ssize_t kernel_syscall_failed(struct sotls_conn *c, int err)
+{
+	if (c->k.pol.err == 0)
+		c->k.pol.sys_errno = err;
+	sotls_policy_fail(&c->k.pol, SOTLS_ERR_SYSCALL);
+	return k_result(c, SOTLS_ERR_SYSCALL);
 }
 
 /* Kernel TX: what sotls_sendfile left in its pipe goes before anything else. */
 static ssize_t kernel_flush(struct sotls_conn *c)
 {
 	int rc = sotls_io_kernel_flush(c->io, c->wire.fd);
-	if (rc != SOTLS_ERR_SYSCALL)
-		return rc;
-	c->k.pol.sys_errno = errno;
-	c->k.pol.err = SOTLS_ERR_SYSCALL;
-	return k_result(c, rc);
+	return rc != SOTLS_ERR_SYSCALL ? rc : kernel_syscall_failed(c, errno);
 }
 
 SOTLS_API ssize_t sotls_send(struct sotls_conn *c, const void *buf, size_t len)
@@ -600,9 +582,7 @@ SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offse
 		if (n > 0)
 			sotls_kconn_tx_account(&c->k, (size_t)n);
 		if (n == SOTLS_ERR_SYSCALL && !file_failed) {
-			c->k.pol.sys_errno = errno;
-			c->k.pol.err = SOTLS_ERR_SYSCALL;
-			n = k_result(c, n);
+			n = kernel_syscall_failed(c, errno);
 		}
 	} else {
 		n = sotls_io_sendfile_user(&c->io, c->rec, c->wire.fd, file_fd, at, count);
