@@ -157,14 +157,14 @@ static int conn_fail(struct sotls_conn *c, int err)
  * the kernel the connection holds no record buffers and no traffic keys.
  */
 static int use_choice(struct sotls_conn *c, const struct sotls_kchoice *kc, enum sotls_aead_alg alg,
-		      const struct sotls_kdir_keys *txk, const struct sotls_kdir_keys *rxk,
+		      const struct sotls_dir_keys *txk, const struct sotls_dir_keys *rxk,
 		      uint16_t max_frag)
 {
 	bool server = c->cfg->role == SOTLS_ROLE_SERVER;
 	int rc = 0;
 	if (!kc->tx || !kc->rx) {
-		struct sotls_rec_keys t = {txk->key, txk->salt, txk->seq};
-		struct sotls_rec_keys r = {rxk->key, rxk->salt, rxk->seq};
+		struct sotls_dir_keys t = {txk->key, txk->salt, txk->seq};
+		struct sotls_dir_keys r = {rxk->key, rxk->salt, rxk->seq};
 		c->rec = malloc(sizeof(*c->rec));
 		rc = c->rec == NULL ? SOTLS_ERR_OUT_OF_MEMORY
 				    : sotls_record_init(c->rec, &c->wire, alg, &t, &r, NULL, 0);
@@ -224,11 +224,11 @@ static void traffic_keys(struct sotls_traffic_keys *out, const struct sotls_suit
 static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 {
 	bool server = c->cfg->role == SOTLS_ROLE_SERVER;
-	struct sotls_kdir_keys client = {res->kb.client_key, res->kb.client_salt, res->client_seq};
-	struct sotls_kdir_keys server_k = {res->kb.server_key, res->kb.server_salt,
+	struct sotls_dir_keys client = {res->kb.client_key, res->kb.client_salt, res->client_seq};
+	struct sotls_dir_keys server_k = {res->kb.server_key, res->kb.server_salt,
 					   res->server_seq};
-	const struct sotls_kdir_keys *txk = server ? &server_k : &client;
-	const struct sotls_kdir_keys *rxk = server ? &client : &server_k;
+	const struct sotls_dir_keys *txk = server ? &server_k : &client;
+	const struct sotls_dir_keys *rxk = server ? &client : &server_k;
 	struct sotls_kchoice kc = {false, false, SOTLS_KREASON_ENGINE, SOTLS_KREASON_ENGINE};
 
 	if (c->eng == NULL) {
@@ -501,8 +501,8 @@ SOTLS_API int sotls_engine_attach_fd(struct sotls_conn *c, int fd)
 	if (!untouched(c))
 		return SOTLS_ERR_BAD_STATE;
 	struct conn_engine *e = c->eng;
-	struct sotls_kdir_keys txk = {e->tx.key, e->tx.salt, e->tx.seq};
-	struct sotls_kdir_keys rxk = {e->rx.key, e->rx.salt, e->rx.seq};
+	struct sotls_dir_keys txk = {e->tx.key, e->tx.salt, e->tx.seq};
+	struct sotls_dir_keys rxk = {e->rx.key, e->rx.salt, e->rx.seq};
 	struct sotls_kchoice kc;
 	sotls_kconn_install(fd, c->cfg->ktls, c->suite->alg, &txk, &rxk, c->max_frag_len, &kc);
 	/* From here on the connection is one on fd, as if sotls_conn_new had

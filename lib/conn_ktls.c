@@ -67,7 +67,7 @@ void sotls_kconn_set_test_rx_delay_us(unsigned us)
 static atomic_bool g_no_ulp;
 
 static const char *try_dir(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg alg,
-			   const struct sotls_kdir_keys *keys, bool *in_kernel)
+			   const struct sotls_dir_keys *keys, bool *in_kernel)
 {
 	*in_kernel = false;
 	if (atomic_load(&g_no_ulp))
@@ -77,7 +77,7 @@ static const char *try_dir(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg 
 	k.alg = alg;
 	k.key = keys->key;
 	k.key_len = sotls_aead_key_len(alg);
-	memcpy(k.salt, keys->salt, SOTLS_KTLS_SALT_LEN);
+	memcpy(k.salt, keys->salt, SOTLS_REC_SALT);
 	k.seq = keys->seq;
 	struct sotls_ktls_result res;
 	int rc = sotls_ktls_install(fd, dir, &k, &res);
@@ -92,7 +92,7 @@ static const char *try_dir(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg 
 }
 
 void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_alg alg,
-			 const struct sotls_kdir_keys *tx, const struct sotls_kdir_keys *rx,
+			 const struct sotls_dir_keys *tx, const struct sotls_dir_keys *rx,
 			 uint16_t max_frag, struct sotls_kchoice *out)
 {
 	memset(out, 0, sizeof(*out));

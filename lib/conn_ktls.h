@@ -54,13 +54,6 @@ struct sotls_kchoice {
 	const char *tx_reason, *rx_reason;
 };
 
-/* One direction's keys for the kernel. */
-struct sotls_kdir_keys {
-	const uint8_t *key;
-	const uint8_t *salt; /* SOTLS_REC_SALT bytes */
-	uint64_t seq;
-};
-
 /*
  * Installs TLS_TX and TLS_RX on fd as the policy says (OFF: nothing; nor with
  * a max_fragment_length, max_frag != 0, which the kernel cannot honour) and
@@ -69,7 +62,7 @@ struct sotls_kdir_keys {
  * the kernel does not take stays in userspace with the reason.
  */
 void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_alg alg,
-			 const struct sotls_kdir_keys *tx, const struct sotls_kdir_keys *rx,
+			 const struct sotls_dir_keys *tx, const struct sotls_dir_keys *rx,
 			 uint16_t max_frag, struct sotls_kchoice *out);
 
 /* The state of the kernel directions of one connection. */

@@ -20,29 +20,29 @@
 const char *sotls_alert_name(int desc)
 {
 	switch (desc) {
-	case 0: return "close_notify";
-	case 10: return "unexpected_message";
-	case 20: return "bad_record_mac";
-	case 22: return "record_overflow";
-	case 40: return "handshake_failure";
-	case 42: return "bad_certificate";
-	case 43: return "unsupported_certificate";
-	case 44: return "certificate_revoked";
-	case 45: return "certificate_expired";
-	case 46: return "certificate_unknown";
-	case 47: return "illegal_parameter";
-	case 48: return "unknown_ca";
-	case 50: return "decode_error";
-	case 51: return "decrypt_error";
-	case 70: return "protocol_version";
-	case 71: return "insufficient_security";
-	case 80: return "internal_error";
-	case 90: return "user_canceled";
-	case 100: return "no_renegotiation";
-	case 109: return "missing_extension";
-	case 110: return "unsupported_extension";
-	case 112: return "unrecognized_name";
-	case 120: return "no_application_protocol";
+	case SOTLS_ALERT_CLOSE_NOTIFY: return "close_notify";
+	case SOTLS_ALERT_UNEXPECTED_MESSAGE: return "unexpected_message";
+	case SOTLS_ALERT_BAD_RECORD_MAC: return "bad_record_mac";
+	case SOTLS_ALERT_RECORD_OVERFLOW: return "record_overflow";
+	case SOTLS_ALERT_HANDSHAKE_FAILURE: return "handshake_failure";
+	case SOTLS_ALERT_BAD_CERTIFICATE: return "bad_certificate";
+	case SOTLS_ALERT_UNSUPPORTED_CERTIFICATE: return "unsupported_certificate";
+	case SOTLS_ALERT_CERTIFICATE_REVOKED: return "certificate_revoked";
+	case SOTLS_ALERT_CERTIFICATE_EXPIRED: return "certificate_expired";
+	case SOTLS_ALERT_CERTIFICATE_UNKNOWN: return "certificate_unknown";
+	case SOTLS_ALERT_ILLEGAL_PARAMETER: return "illegal_parameter";
+	case SOTLS_ALERT_UNKNOWN_CA: return "unknown_ca";
+	case SOTLS_ALERT_DECODE_ERROR: return "decode_error";
+	case SOTLS_ALERT_DECRYPT_ERROR: return "decrypt_error";
+	case SOTLS_ALERT_PROTOCOL_VERSION: return "protocol_version";
+	case SOTLS_ALERT_INSUFFICIENT_SECURITY: return "insufficient_security";
+	case SOTLS_ALERT_INTERNAL_ERROR: return "internal_error";
+	case SOTLS_ALERT_USER_CANCELED: return "user_canceled";
+	case SOTLS_ALERT_NO_RENEGOTIATION: return "no_renegotiation";
+	case SOTLS_ALERT_MISSING_EXTENSION: return "missing_extension";
+	case SOTLS_ALERT_UNSUPPORTED_EXTENSION: return "unsupported_extension";
+	case SOTLS_ALERT_UNRECOGNIZED_NAME: return "unrecognized_name";
+	case SOTLS_ALERT_NO_APPLICATION_PROTOCOL: return "no_application_protocol";
 	}
 	return "unknown alert";
 }

@@ -30,10 +30,6 @@
 #include "handshake.h"
 #include "record.h"
 
-/* RFC 5246 §6.2.1: TLSPlaintext.length MUST NOT exceed 2^14; §6.2.3:
- * TLSCiphertext.length MUST NOT exceed 2^14 + 2048. */
-#define SOTLS_HS_MAX_PLAIN 16384u
-#define SOTLS_HS_MAX_CIPHER (16384u + 2048u)
 /* The largest handshake message mbedTLS parses (header included): it reads a
  * message from one buffer of MBEDTLS_SSL_IN_CONTENT_LEN (2^14) bytes. A
  * ClientHello may be twice that: msg_check.c shows mbedTLS a shorter one. */
@@ -205,14 +201,6 @@ struct sotls_hs {
 	enum sotls_resumption resumed;
 	uint8_t sid[32];
 	uint8_t sid_len;
-};
-
-/* Alerts only the handshake sends (RFC 5246 §7.2, RFC 6066 §3, RFC 7301
- * §3.2). */
-enum {
-	SOTLS_ALERT_UNSUPPORTED_EXTENSION = 110,
-	SOTLS_ALERT_UNRECOGNIZED_NAME = 112,
-	SOTLS_ALERT_NO_APPLICATION_PROTOCOL = 120,
 };
 
 /* The mbedTLS BIO callbacks (hs_reader.c); ctx is the sotls_hs. */

@@ -338,7 +338,7 @@ static int check_header(struct sotls_hs *hs)
 	int rc = check_version(hs);
 	if (rc != 0)
 		return rc;
-	if (len > SOTLS_HS_MAX_PLAIN)
+	if (len > (size_t)SOTLS_REC_MAX_PLAINTEXT)
 		/* RFC 5246 §6.2.1: "The length MUST NOT exceed 2^14." */
 		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
 				     "plaintext record of %u bytes", len);
@@ -362,7 +362,7 @@ static int check_header(struct sotls_hs *hs)
 		return sotls_hs_fail(hs, SOTLS_ERR_DECODE, SOTLS_ALERT_DECODE_ERROR,
 				     "%s record of %u bytes",
 				     type == SOTLS_CT_ALERT ? "alert" : "ChangeCipherSpec", len);
-	if (type == SOTLS_CT_HANDSHAKE && rd->msg_len + len > SOTLS_HS_MAX_MESSAGE + SOTLS_HS_MAX_PLAIN)
+	if (type == SOTLS_CT_HANDSHAKE && rd->msg_len + len > SOTLS_HS_MAX_MESSAGE + (size_t)SOTLS_REC_MAX_PLAINTEXT)
 		return sotls_hs_fail(hs, SOTLS_ERR_HANDSHAKE, SOTLS_ALERT_ILLEGAL_PARAMETER,
 				     "handshake messages above %u bytes", SOTLS_HS_MAX_MESSAGE);
 	return 0;
@@ -412,7 +412,7 @@ static int start_sealed(struct sotls_hs *hs)
 	if (!hs->exported || suite == NULL)
 		return sotls_hs_fail(hs, SOTLS_ERR_INTERNAL, SOTLS_ALERT_INTERNAL_ERROR,
 				     "no keys for the peer's records after its ChangeCipherSpec");
-	rd->cbuf = malloc(SOTLS_REC_HEADER + SOTLS_HS_MAX_CIPHER);
+	rd->cbuf = malloc(SOTLS_REC_HEADER + (size_t)SOTLS_REC_MAX_CIPHERTEXT);
 	rd->sbuf = malloc(SOTLS_REC_OVERHEAD + SOTLS_HS_MAX_MBED_MESSAGE);
 	if (rd->cbuf == NULL || rd->sbuf == NULL)
 		return sotls_hs_fail(hs, SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ALERT_INTERNAL_ERROR,
@@ -447,7 +447,7 @@ static int check_sealed_header(struct sotls_hs *hs)
 	int rc = check_version(hs);
 	if (rc != 0)
 		return rc;
-	if (len > SOTLS_HS_MAX_CIPHER)
+	if (len > (size_t)SOTLS_REC_MAX_CIPHERTEXT)
 		/* RFC 5246 §6.2.3: length MUST NOT exceed 2^14 + 2048. */
 		return sotls_hs_fail(hs, SOTLS_ERR_RECORD_OVERFLOW, SOTLS_ALERT_RECORD_OVERFLOW,
 				     "encrypted handshake record of %u bytes", len);
@@ -615,10 +615,11 @@ static int serve_message(struct sotls_hs *hs)
 	const uint8_t *shown = rd->msg;
 	size_t shown_len = mlen;
 	int rc = 0;
-	if (type == (hs->server ? 16 : 12) && rd->hellos > 0)
+	if (type == (hs->server ? SOTLS_HS_CLIENT_KEY_EXCHANGE : SOTLS_HS_SERVER_KEY_EXCHANGE) &&
+	    rd->hellos > 0)
 		rc = hs->server ? sotls_hs_check_client_key_exchange(hs, rd->msg, mlen)
 				: sotls_hs_check_server_key_exchange(hs, rd->msg, mlen);
-	else if (type == (hs->server ? 1 : 2)) {
+	else if (type == (hs->server ? SOTLS_HS_CLIENT_HELLO : SOTLS_HS_SERVER_HELLO)) {
 		/* RFC 5246 §7.3: one hello each way; sotls never
 		 * renegotiates, so a second one is out of order. */
 		if (rd->hellos++ > 0)
@@ -738,7 +739,7 @@ void sotls_hs_reader_free(struct sotls_hs_reader *rd)
 		free(rd->msg);
 	}
 	if (rd->cbuf != NULL) {
-		sotls_wipe(rd->cbuf, SOTLS_REC_HEADER + SOTLS_HS_MAX_CIPHER);
+		sotls_wipe(rd->cbuf, SOTLS_REC_HEADER + (size_t)SOTLS_REC_MAX_CIPHERTEXT);
 		free(rd->cbuf);
 	}
 	if (rd->sbuf != NULL) {

@@ -81,14 +81,14 @@ int sotls_verify_alert(uint32_t flags)
 		return SOTLS_ALERT_BAD_CERTIFICATE;
 	if (flags & (SOTLS_CERT_KEY_USAGE | SOTLS_CERT_EXT_KEY_USAGE | SOTLS_CERT_BAD_PK |
 		     SOTLS_CERT_BAD_KEY))
-		return 43; /* unsupported_certificate */
+		return SOTLS_ALERT_UNSUPPORTED_CERTIFICATE;
 	if (flags & (SOTLS_CERT_EXPIRED | SOTLS_CERT_FUTURE))
-		return 45; /* certificate_expired: "expired or is not currently valid" */
+		return SOTLS_ALERT_CERTIFICATE_EXPIRED; /* "expired or is not currently valid" */
 	if (flags & SOTLS_CERT_REVOKED)
-		return 44; /* certificate_revoked */
+		return SOTLS_ALERT_CERTIFICATE_REVOKED;
 	if (flags & SOTLS_CERT_NOT_TRUSTED)
-		return 48; /* unknown_ca */
-	return 46;	   /* certificate_unknown */
+		return SOTLS_ALERT_UNKNOWN_CA;
+	return SOTLS_ALERT_CERTIFICATE_UNKNOWN;
 }
 
 int sotls_hs_verify_chain(void *ctx, mbedtls_x509_crt *crt, int depth, uint32_t *flags)

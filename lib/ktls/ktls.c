@@ -209,7 +209,7 @@ size_t sotls_ktls_fill_crypto_info(const struct sotls_ktls_keys *keys, void *buf
 	if (keys == NULL || buf == NULL || (c = find_cipher(keys->alg)) == NULL)
 		return 0;
 	if (keys->key == NULL || keys->key_len != c->key_len || buf_len < c->size ||
-	    c->salt_len != SOTLS_KTLS_SALT_LEN || c->iv_len != sizeof(seq) ||
+	    c->salt_len != SOTLS_REC_SALT || c->iv_len != sizeof(seq) ||
 	    c->seq_len != sizeof(seq))
 		return 0;
 	memset(p, 0, c->size);
@@ -222,7 +222,7 @@ size_t sotls_ktls_fill_crypto_info(const struct sotls_ktls_keys *keys, void *buf
 	memcpy(p + c->iv_off, seq, sizeof(seq));
 	memcpy(p + c->seq_off, seq, sizeof(seq));
 	memcpy(p + c->key_off, keys->key, c->key_len);
-	memcpy(p + c->salt_off, keys->salt, SOTLS_KTLS_SALT_LEN);
+	memcpy(p + c->salt_off, keys->salt, SOTLS_REC_SALT);
 	return c->size;
 }
 
@@ -594,7 +594,7 @@ ssize_t sotls_ktls_send_record_flags(int fd, uint8_t type, const void *data, siz
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_iov = &iov;
 	msg.msg_iovlen = 1;
-	if (type != SOTLS_KTLS_APPLICATION_DATA) {
+	if (type != SOTLS_CT_APPLICATION_DATA) {
 		memset(&control, 0, sizeof(control));
 		msg.msg_control = control.buf;
 		msg.msg_controllen = sizeof(control.buf);
@@ -620,7 +620,7 @@ int sotls_ktls_send_alert(int fd, uint8_t level, uint8_t description)
 int sotls_ktls_send_alert_flags(int fd, uint8_t level, uint8_t description, int flags)
 {
 	const uint8_t alert[2] = {level, description};
-	ssize_t n = sotls_ktls_send_record_flags(fd, SOTLS_KTLS_ALERT, alert, sizeof(alert), flags);
+	ssize_t n = sotls_ktls_send_record_flags(fd, SOTLS_CT_ALERT, alert, sizeof(alert), flags);
 
 	if (n < 0)
 		return (int)n;
@@ -664,7 +664,7 @@ ssize_t sotls_ktls_recv(int fd, void *buf, size_t len, int flags, uint8_t *type)
 		return sotls_ktls_map_rx_errno(errno);
 
 	/* Without a record-type cmsg the bytes are application data. */
-	uint8_t t = SOTLS_KTLS_APPLICATION_DATA;
+	uint8_t t = SOTLS_CT_APPLICATION_DATA;
 	for (cmsg = CMSG_FIRSTHDR(&msg); cmsg != NULL; cmsg = CMSG_NXTHDR(&msg, cmsg)) {
 		if (cmsg->cmsg_level == SOL_TLS && cmsg->cmsg_type == TLS_GET_RECORD_TYPE &&
 		    cmsg->cmsg_len >= CMSG_LEN(sizeof(unsigned char)))

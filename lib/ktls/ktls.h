@@ -23,15 +23,8 @@
 #include <sys/types.h>
 
 #include "aead.h"
+#include "tls12.h"
 
-/* TLS 1.2 content types (RFC 5246 section 6.2.1). */
-#define SOTLS_KTLS_CHANGE_CIPHER_SPEC 20
-#define SOTLS_KTLS_ALERT 21
-#define SOTLS_KTLS_HANDSHAKE 22
-#define SOTLS_KTLS_APPLICATION_DATA 23
-
-/* 4-byte salt (implicit nonce) of TLS 1.2 AES/ARIA-GCM. */
-#define SOTLS_KTLS_SALT_LEN 4
 
 enum sotls_ktls_dir {
 	SOTLS_KTLS_TX = 1, /* TLS_TX */
@@ -72,7 +65,7 @@ struct sotls_ktls_keys {
 	enum sotls_aead_alg alg;
 	const uint8_t *key; /* sotls_aead_key_len(alg) bytes */
 	size_t key_len;
-	uint8_t salt[SOTLS_KTLS_SALT_LEN];
+	uint8_t salt[SOTLS_REC_SALT];
 	uint64_t seq; /* sequence number of the next record in this direction */
 };
 

@@ -51,9 +51,6 @@ enum sotls_alert_kind sotls_alert_classify(uint8_t level, uint8_t desc)
 	return desc == SOTLS_ALERT_CLOSE_NOTIFY ? SOTLS_ALERT_IS_CLOSE : SOTLS_ALERT_IS_WARNING;
 }
 
-#define HS_HELLO_REQUEST 0
-#define HS_CLIENT_HELLO 1
-
 int sotls_hs_track_feed(struct sotls_hs_track *t, bool server, bool record_start,
 			const uint8_t *pt, size_t len, unsigned *refusals, unsigned *useless)
 {
@@ -82,9 +79,9 @@ int sotls_hs_track_feed(struct sotls_hs_track *t, bool server, bool record_start
 		 * HelloRequest;"). RFC 5746 4.4 / 5246 7.4.1.2: a server may
 		 * refuse a renegotiating ClientHello with no_renegotiation. Any
 		 * other message after the handshake is out of place. */
-		if (!server && t->hdr[0] == HS_HELLO_REQUEST && body == 0) {
+		if (!server && t->hdr[0] == SOTLS_HS_HELLO_REQUEST && body == 0) {
 			(*refusals)++;
-		} else if (server && t->hdr[0] == HS_CLIENT_HELLO) {
+		} else if (server && t->hdr[0] == SOTLS_HS_CLIENT_HELLO) {
 			(*refusals)++;
 			t->skip = body;
 		} else {

@@ -29,7 +29,7 @@
 
 /* ---- set-up ---------------------------------------------------------- */
 
-static int half_init(struct sotls_half *h, enum sotls_aead_alg alg, const struct sotls_rec_keys *k)
+static int half_init(struct sotls_half *h, enum sotls_aead_alg alg, const struct sotls_dir_keys *k)
 {
 	if (k == NULL || k->key == NULL || k->salt == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
@@ -42,7 +42,7 @@ static int half_init(struct sotls_half *h, enum sotls_aead_alg alg, const struct
 }
 
 int sotls_record_init(struct sotls_record *r, struct sotls_wire *wire, enum sotls_aead_alg alg,
-		      const struct sotls_rec_keys *tx, const struct sotls_rec_keys *rx,
+		      const struct sotls_dir_keys *tx, const struct sotls_dir_keys *rx,
 		      const uint8_t *initial, size_t initial_len)
 {
 	if (r == NULL || wire == NULL || sotls_aead_key_len(alg) == 0)

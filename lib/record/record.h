@@ -25,47 +25,14 @@
 
 #include "aead.h"
 #include "policy.h"
+#include "tls12.h"
 #include "wire.h"
 
-#define SOTLS_REC_HEADER 5
-#define SOTLS_REC_EXPLICIT_NONCE 8
-#define SOTLS_REC_TAG SOTLS_AEAD_TAG_LEN
-#define SOTLS_REC_OVERHEAD (SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE + SOTLS_REC_TAG)
-#define SOTLS_REC_MAX_PLAINTEXT 16384
-/* Longest length field accepted (RFC 5246 6.2.3); longer is record_overflow. */
-#define SOTLS_REC_MAX_CIPHERTEXT (16384 + 2048)
-#define SOTLS_REC_SALT 4
+_Static_assert(SOTLS_REC_TAG == SOTLS_AEAD_TAG_LEN, "the AEAD's tag is the record's");
 
 /* Records sealed per send batch, and the receive buffer in records. */
 #define SOTLS_REC_TX_BATCH 4
 #define SOTLS_REC_RX_RECORDS 4
-
-enum sotls_content_type {
-	SOTLS_CT_CHANGE_CIPHER_SPEC = 20,
-	SOTLS_CT_ALERT = 21,
-	SOTLS_CT_HANDSHAKE = 22,
-	SOTLS_CT_APPLICATION_DATA = 23,
-};
-
-enum sotls_alert_level {
-	SOTLS_ALERT_WARNING = 1,
-	SOTLS_ALERT_FATAL = 2,
-};
-
-enum sotls_alert_desc {
-	SOTLS_ALERT_CLOSE_NOTIFY = 0,
-	SOTLS_ALERT_UNEXPECTED_MESSAGE = 10,
-	SOTLS_ALERT_BAD_RECORD_MAC = 20,
-	SOTLS_ALERT_RECORD_OVERFLOW = 22,
-	SOTLS_ALERT_HANDSHAKE_FAILURE = 40,
-	SOTLS_ALERT_BAD_CERTIFICATE = 42,
-	SOTLS_ALERT_ILLEGAL_PARAMETER = 47,
-	SOTLS_ALERT_DECODE_ERROR = 50,
-	SOTLS_ALERT_DECRYPT_ERROR = 51,
-	SOTLS_ALERT_PROTOCOL_VERSION = 70,
-	SOTLS_ALERT_INTERNAL_ERROR = 80,
-	SOTLS_ALERT_NO_RENEGOTIATION = 100,
-};
 
 /*
  * Useless records tolerated between two records that deliver application
@@ -139,13 +106,6 @@ int sotls_half_seal(const struct sotls_half *h, uint8_t *p, uint8_t type, const 
 		    size_t len);
 int sotls_half_open(const struct sotls_half *h, const uint8_t *p, size_t frag_len, uint8_t *out);
 
-/* The keys and state of one direction, as the handshake hands them over. */
-struct sotls_rec_keys {
-	const uint8_t *key; /* sotls_aead_key_len(alg) bytes */
-	const uint8_t *salt; /* SOTLS_REC_SALT bytes */
-	uint64_t seq;	/* next sequence number */
-};
-
 /*
  * Sets up both directions on wire (the connection's, which outlives this).
  * initial/initial_len: bytes already read from
@@ -153,7 +113,7 @@ struct sotls_rec_keys {
  * SOTLS_ERR_OUT_OF_MEMORY, SOTLS_ERR_INVALID_ARGUMENT or SOTLS_ERR_UNSUPPORTED.
  */
 int sotls_record_init(struct sotls_record *r, struct sotls_wire *wire, enum sotls_aead_alg alg,
-		      const struct sotls_rec_keys *tx, const struct sotls_rec_keys *rx,
+		      const struct sotls_dir_keys *tx, const struct sotls_dir_keys *rx,
 		      const uint8_t *initial, size_t initial_len);
 
 /* The role (which post-handshake handshake messages are refused rather

@@ -369,7 +369,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sotls_record rec;
 	static struct sotls_wire w;
 	w.fd = sp[0];
-	struct sotls_rec_keys keys = {KEY, SALT, 1};
+	struct sotls_dir_keys keys = {KEY, SALT, 1};
 	if (user_tx) {
 		if (sotls_record_init(&rec, &w, SOTLS_AEAD_AES_128_GCM, &keys, &keys, NULL, 0) ||
 		    forge_init(&s.keys, SOTLS_AEAD_AES_128_GCM, KEY, SALT))

@@ -270,7 +270,7 @@ static void receive_side(const struct setup *s, const uint8_t *data, size_t size
 
 	struct sotls_record r;
 	struct sotls_wire w = {.fd = sp[0]};
-	struct sotls_rec_keys tx = {TX_KEY, SALT, s->seq0}, rx = {KEY, SALT, s->seq0};
+	struct sotls_dir_keys tx = {TX_KEY, SALT, s->seq0}, rx = {KEY, SALT, s->seq0};
 	if (sotls_record_init(&r, &w, s->alg, &tx, &rx, NULL, 0) != 0)
 		abort();
 	size_t got = 0, off = 0;
@@ -408,7 +408,7 @@ static void send_side(const struct setup *s, const uint8_t *data, size_t size, s
 		setsockopt(sp[1], SOL_SOCKET, SO_SNDBUF, &s->sndbuf, sizeof(s->sndbuf));
 	set_nonblock(sp[0]);
 	set_nonblock(sp[1]);
-	struct sotls_rec_keys a = {KEY, SALT, s->seq0}, b = {TX_KEY, SALT, s->seq0};
+	struct sotls_dir_keys a = {KEY, SALT, s->seq0}, b = {TX_KEY, SALT, s->seq0};
 	struct sotls_wire wtx = {.fd = sp[1]}, wrx = {.fd = sp[0]};
 	if (sotls_record_init(&p.tx, &wtx, s->alg, &a, &b, NULL, 0) != 0 ||
 	    sotls_record_init(&p.rx, &wrx, s->alg, &b, &a, NULL, 0) != 0)

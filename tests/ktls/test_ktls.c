@@ -353,12 +353,12 @@ static void test_host_install_fallback(void **state)
 		assert_int_equal(sotls_ktls_get_seq(a, SOTLS_KTLS_TX, k.alg, &seq), SOTLS_OK);
 		assert_int_equal(seq, 1);
 		assert_int_equal(sotls_ktls_install(b, SOTLS_KTLS_RX, &k, &r), SOTLS_OK);
-		assert_int_equal(sotls_ktls_send_record(a, SOTLS_KTLS_APPLICATION_DATA, "sealed", 6),
+		assert_int_equal(sotls_ktls_send_record(a, SOTLS_CT_APPLICATION_DATA, "sealed", 6),
 				 6);
 		char buf[16];
 		uint8_t type = 0;
 		assert_int_equal(sotls_ktls_recv(b, buf, sizeof(buf), 0, &type), 6);
-		assert_int_equal(type, SOTLS_KTLS_APPLICATION_DATA);
+		assert_int_equal(type, SOTLS_CT_APPLICATION_DATA);
 		assert_memory_equal(buf, "sealed", 6);
 		assert_int_equal(sotls_ktls_get_seq(a, SOTLS_KTLS_TX, k.alg, &seq), SOTLS_OK);
 		assert_int_equal(seq, 2);
@@ -418,21 +418,21 @@ static void test_recv_plain(void **state)
 	(void)state;
 
 	tcp_pair(&a, &b);
-	assert_int_equal(sotls_ktls_send_record(a, SOTLS_KTLS_APPLICATION_DATA, "hello", 5), 5);
+	assert_int_equal(sotls_ktls_send_record(a, SOTLS_CT_APPLICATION_DATA, "hello", 5), 5);
 	assert_int_equal(sotls_ktls_recv(b, buf, sizeof(buf), 0, &type), 5);
-	assert_int_equal(type, SOTLS_KTLS_APPLICATION_DATA);
+	assert_int_equal(type, SOTLS_CT_APPLICATION_DATA);
 	assert_memory_equal(buf, "hello", 5);
 	assert_int_equal(sotls_ktls_recv(b, buf, sizeof(buf), MSG_DONTWAIT, &type), SOTLS_WANT_READ);
 	assert_int_equal(sotls_ktls_recv(-1, buf, sizeof(buf), 0, &type),
 			 SOTLS_ERR_INVALID_ARGUMENT);
-	assert_int_equal(sotls_ktls_send_record(-1, SOTLS_KTLS_ALERT, "\x01\x00", 2),
+	assert_int_equal(sotls_ktls_send_record(-1, SOTLS_CT_ALERT, "\x01\x00", 2),
 			 SOTLS_ERR_INVALID_ARGUMENT);
 	close(a);
 	assert_int_equal(sotls_ktls_recv(b, buf, sizeof(buf), 0, &type), 0);
 	/* The peer is gone: sending fails as closed (after at most one RST round). */
 	ssize_t n = 0;
 	for (int i = 0; i < 10 && n >= 0; i++)
-		n = sotls_ktls_send_record(b, SOTLS_KTLS_APPLICATION_DATA, "x", 1);
+		n = sotls_ktls_send_record(b, SOTLS_CT_APPLICATION_DATA, "x", 1);
 	assert_int_equal(n, SOTLS_ERR_CLOSED);
 	close(b);
 }

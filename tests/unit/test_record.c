@@ -61,7 +61,7 @@ static void pair_open(struct pair *p, enum sotls_aead_alg alg, uint64_t seq_ab, 
 	set_nonblock(p->fd[1]);
 	p->wa.fd = p->fd[0];
 	p->wb.fd = p->fd[1];
-	struct sotls_rec_keys ab = {K_AB, S_AB, seq_ab}, ba = {K_BA, S_BA, seq_ba};
+	struct sotls_dir_keys ab = {K_AB, S_AB, seq_ab}, ba = {K_BA, S_BA, seq_ba};
 	assert_int_equal(sotls_record_init(&p->a, &p->wa, alg, &ab, &ba, NULL, 0), 0);
 	assert_int_equal(sotls_record_init(&p->b, &p->wb, alg, &ba, &ab, NULL, 0), 0);
 }
@@ -337,7 +337,7 @@ static void test_every_split_point(void **state)
 	for (size_t split = 0; split <= slen; split++) {
 		int fd[2];
 		struct sotls_record r;
-		struct sotls_rec_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 1};
+		struct sotls_dir_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 1};
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
 		set_nonblock(fd[0]);
 		struct sotls_wire w = {.fd = fd[0]};
@@ -370,7 +370,7 @@ static void test_every_split_point(void **state)
 	{
 		int fd[2];
 		struct sotls_record r;
-		struct sotls_rec_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 1};
+		struct sotls_dir_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 1};
 		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, fd), 0);
 		set_nonblock(fd[0]);
 		struct sotls_wire w = {.fd = fd[0]};
@@ -949,14 +949,14 @@ static void test_initial_bytes_and_args(void **state)
 	size_t n = craft_ba(rec, 7, SOTLS_CT_APPLICATION_DATA, (const uint8_t *)"early", 5);
 	struct sotls_record r;
 	struct sotls_wire w = {.fd = fd[0]};
-	struct sotls_rec_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 7};
+	struct sotls_dir_keys tx = {K_AB, S_AB, 1}, rx = {K_BA, S_BA, 7};
 	/* bytes already read (e.g. by a handshake library) are consumed first */
 	assert_int_equal(sotls_record_init(&r, &w, g_alg, &tx, &rx, rec, n), 0);
 	assert_int_equal(sotls_record_recv(&r, buf, sizeof(buf)), 5);
 	assert_memory_equal(buf, "early", 5);
 	assert_int_equal(sotls_record_recv(&r, buf, 0), SOTLS_ERR_INVALID_ARGUMENT);
 	sotls_record_free(&r);
-	struct sotls_rec_keys bad = {NULL, S_AB, 1};
+	struct sotls_dir_keys bad = {NULL, S_AB, 1};
 	assert_int_equal(sotls_record_init(&r, &w, g_alg, &bad, &rx, NULL, 0),
 			 SOTLS_ERR_INVALID_ARGUMENT);
 	close(fd[0]);

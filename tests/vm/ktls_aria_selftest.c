@@ -244,7 +244,7 @@ static void test_tx(struct suite *s, uint64_t seq0)
 		while (off < n) {
 			uint8_t type = 0;
 			long plen = open_raw_record(s, b, seq, &type, got);
-			if (plen < 0 || type != SOTLS_KTLS_APPLICATION_DATA ||
+			if (plen < 0 || type != SOTLS_CT_APPLICATION_DATA ||
 			    (size_t)plen > n - off || memcmp(got, sent + off, (size_t)plen) != 0) {
 				if (plen >= 0)
 					printf("  record %llu: type %u, %ld bytes, content %s\n",
@@ -270,21 +270,21 @@ static void test_tx(struct suite *s, uint64_t seq0)
 	uint8_t type = 0;
 	rc = sotls_ktls_send_alert(a, 1, 0);
 	long plen = rc == SOTLS_OK ? open_raw_record(s, b, seq, &type, got) : -1;
-	check(rc == SOTLS_OK && plen == 2 && type == SOTLS_KTLS_ALERT && got[0] == 1 && got[1] == 0,
+	check(rc == SOTLS_OK && plen == 2 && type == SOTLS_CT_ALERT && got[0] == 1 && got[1] == 0,
 	      "%s/%s TX alert record via TLS_SET_RECORD_TYPE (rc %d, type %u, len %ld)", s->name,
 	      s->level_name, rc, type, plen);
 	seq++;
 	static const uint8_t hs[4] = {0 /* hello_request */, 0, 0, 0};
-	ssize_t sn = sotls_ktls_send_record(a, SOTLS_KTLS_HANDSHAKE, hs, sizeof(hs));
+	ssize_t sn = sotls_ktls_send_record(a, SOTLS_CT_HANDSHAKE, hs, sizeof(hs));
 	plen = sn == (ssize_t)sizeof(hs) ? open_raw_record(s, b, seq, &type, got) : -1;
-	check(sn == 4 && plen == 4 && type == SOTLS_KTLS_HANDSHAKE && memcmp(got, hs, 4) == 0,
+	check(sn == 4 && plen == 4 && type == SOTLS_CT_HANDSHAKE && memcmp(got, hs, 4) == 0,
 	      "%s/%s TX handshake record via TLS_SET_RECORD_TYPE (sent %zd, type %u, len %ld)",
 	      s->name, s->level_name, sn, type, plen);
 	seq++;
 	/* And application data after them, sequence still in step. */
 	fill_pattern(sent, 77, 99);
 	plen = write_full(a, sent, 77) == 0 ? open_raw_record(s, b, seq, &type, got) : -1;
-	check(plen == 77 && type == SOTLS_KTLS_APPLICATION_DATA && memcmp(got, sent, 77) == 0,
+	check(plen == 77 && type == SOTLS_CT_APPLICATION_DATA && memcmp(got, sent, 77) == 0,
 	      "%s/%s TX data after control records", s->name, s->level_name);
 out:
 	close(a);
@@ -311,7 +311,7 @@ static void test_rx(struct suite *s, uint64_t seq0)
 	for (size_t i = 0; i < sizeof(rx_sizes) / sizeof(rx_sizes[0]); i++) {
 		size_t n = rx_sizes[i];
 		fill_pattern(plain, n, (unsigned)(100 + i));
-		size_t rl = seal_record(s, seq++, SOTLS_KTLS_APPLICATION_DATA, plain, n, rec);
+		size_t rl = seal_record(s, seq++, SOTLS_CT_APPLICATION_DATA, plain, n, rec);
 		if (write_full(a, rec, rl) != 0) {
 			check(0, "%s/%s RX write record: %s", s->name, s->level_name, strerror(errno));
 			goto out;
@@ -323,7 +323,7 @@ static void test_rx(struct suite *s, uint64_t seq0)
 		uint8_t type = 0;
 		while (off < n) {
 			ssize_t got_n = sotls_ktls_recv(b, got, sizeof(got), 0, &type);
-			if (got_n <= 0 || type != SOTLS_KTLS_APPLICATION_DATA ||
+			if (got_n <= 0 || type != SOTLS_CT_APPLICATION_DATA ||
 			    (size_t)got_n > n - off || memcmp(got, plain + off, (size_t)got_n) != 0) {
 				printf("  recv: %zd (%s), type %u\n", got_n,
 				       got_n < 0 ? err_name((int)got_n) : "-", type);
@@ -340,22 +340,22 @@ static void test_rx(struct suite *s, uint64_t seq0)
 
 	/* An alert record: TLS_GET_RECORD_TYPE says 21. */
 	static const uint8_t alert[2] = {2, 40 /* handshake_failure */};
-	size_t rl = seal_record(s, seq++, SOTLS_KTLS_ALERT, alert, 2, rec);
+	size_t rl = seal_record(s, seq++, SOTLS_CT_ALERT, alert, 2, rec);
 	uint8_t type = 0;
 	ssize_t n = write_full(a, rec, rl) == 0 ? sotls_ktls_recv(b, got, sizeof(got), 0, &type) : -1;
-	check(n == 2 && type == SOTLS_KTLS_ALERT && got[0] == 2 && got[1] == 40,
+	check(n == 2 && type == SOTLS_CT_ALERT && got[0] == 2 && got[1] == 40,
 	      "%s/%s RX alert record reported via TLS_GET_RECORD_TYPE (n %zd, type %u)", s->name,
 	      s->level_name, n, type);
 
 	/* Data after the alert: types never mix in one recvmsg. */
 	fill_pattern(plain, 300, 7);
-	rl = seal_record(s, seq++, SOTLS_KTLS_APPLICATION_DATA, plain, 300, rec);
+	rl = seal_record(s, seq++, SOTLS_CT_APPLICATION_DATA, plain, 300, rec);
 	n = write_full(a, rec, rl) == 0 ? sotls_ktls_recv(b, got, sizeof(got), 0, &type) : -1;
-	check(n == 300 && type == SOTLS_KTLS_APPLICATION_DATA && memcmp(got, plain, 300) == 0,
+	check(n == 300 && type == SOTLS_CT_APPLICATION_DATA && memcmp(got, plain, 300) == 0,
 	      "%s/%s RX data after the alert (n %zd, type %u)", s->name, s->level_name, n, type);
 
 	/* A forged tag: EBADMSG -> SOTLS_ERR_BAD_RECORD_MAC, and no plaintext. */
-	rl = seal_record(s, seq++, SOTLS_KTLS_APPLICATION_DATA, plain, 300, rec);
+	rl = seal_record(s, seq++, SOTLS_CT_APPLICATION_DATA, plain, 300, rec);
 	rec[rl - 1] ^= 0x01;
 	memset(got, 0, sizeof(got));
 	n = write_full(a, rec, rl) == 0 ? sotls_ktls_recv(b, got, sizeof(got), 0, &type) : -1;
@@ -369,7 +369,7 @@ out:
 /* A record longer than 2^14 + overhead: EMSGSIZE -> SOTLS_ERR_RECORD_OVERFLOW. */
 static void test_rx_overflow(struct suite *s)
 {
-	uint8_t hdr[TLS_HDR] = {SOTLS_KTLS_APPLICATION_DATA, 3, 3, 0, 0};
+	uint8_t hdr[TLS_HDR] = {SOTLS_CT_APPLICATION_DATA, 3, 3, 0, 0};
 	static uint8_t junk[MAX_RECORD + 2048];
 	struct sotls_ktls_keys k;
 	struct sotls_ktls_result r;
@@ -418,7 +418,7 @@ static void test_kernel_to_kernel(struct suite *s)
 	int ok = write_full(a, sent, sizeof(sent)) == 0;
 	while (ok && off < sizeof(sent)) {
 		ssize_t n = sotls_ktls_recv(b, got + off, sizeof(got) - off, 0, &type);
-		if (n <= 0 || type != SOTLS_KTLS_APPLICATION_DATA)
+		if (n <= 0 || type != SOTLS_CT_APPLICATION_DATA)
 			ok = 0;
 		else
 			off += (size_t)n;
@@ -429,7 +429,7 @@ static void test_kernel_to_kernel(struct suite *s)
 	ssize_t n = sotls_ktls_send_alert(a, 1, 0) == SOTLS_OK
 			? sotls_ktls_recv(b, got, sizeof(got), 0, &type)
 			: -1;
-	check(n == 2 && type == SOTLS_KTLS_ALERT && got[0] == 1 && got[1] == 0,
+	check(n == 2 && type == SOTLS_CT_ALERT && got[0] == 1 && got[1] == 0,
 	      "%s kernel TX alert -> kernel RX type %u", s->name, type);
 	/* The peer closes TCP: 0. */
 	close(a);
@@ -464,10 +464,10 @@ static void test_both_directions(struct suite *s)
 		goto out;
 	ssize_t n1 = write_full(a, "ping", 4) == 0 ? sotls_ktls_recv(b, got, sizeof(got), 0, &type)
 						     : -1;
-	int ok1 = n1 == 4 && type == SOTLS_KTLS_APPLICATION_DATA && memcmp(got, "ping", 4) == 0;
+	int ok1 = n1 == 4 && type == SOTLS_CT_APPLICATION_DATA && memcmp(got, "ping", 4) == 0;
 	ssize_t n2 = write_full(b, "pong!", 5) == 0 ? sotls_ktls_recv(a, got, sizeof(got), 0, &type)
 						      : -1;
-	int ok2 = n2 == 5 && type == SOTLS_KTLS_APPLICATION_DATA && memcmp(got, "pong!", 5) == 0;
+	int ok2 = n2 == 5 && type == SOTLS_CT_APPLICATION_DATA && memcmp(got, "pong!", 5) == 0;
 	check(ok1 && ok2, "%s both directions through the kernel (%zd, %zd)", s->name, n1, n2);
 	int rc = sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r);
 	check(rc == SOTLS_ERR_BAD_STATE && r.reason == SOTLS_KTLS_ALREADY_SET,

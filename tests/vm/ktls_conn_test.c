@@ -233,7 +233,7 @@ static void run_side(const struct tcase *t, int fd, int server)
 				raw_send(fd, rec, sizeof(rec));
 				break;
 			case INJ_RENEG:
-				sotls_ktls_send_record(fd, SOTLS_KTLS_HANDSHAKE, hello_request,
+				sotls_ktls_send_record(fd, SOTLS_CT_HANDSHAKE, hello_request,
 						       sizeof(hello_request));
 				check(send_all(c, 100000, 7) == 0, "%s server: data after HelloRequest",
 				      t->name);

@@ -52,7 +52,7 @@ static bool pair_open(struct pair *p, bool kernel_tx, bool b_server, uint64_t li
 	memset(p, 0, sizeof(*p));
 	p->kernel_tx = kernel_tx;
 	vm_tcp_pair(&p->a, &p->b);
-	struct sotls_rec_keys ab = {K_AB, S_AB, 1}, ba = {K_BA, S_BA, 1};
+	struct sotls_dir_keys ab = {K_AB, S_AB, 1}, ba = {K_BA, S_BA, 1};
 	p->aw.fd = p->a;
 	if (sotls_record_init(&p->ar, &p->aw, ALG, &ab, &ba, NULL, 0) != 0)
 		return false;
