@@ -28,6 +28,13 @@ struct sotls_conn {
 	struct sotls_wire wire; /* the socket, or the application's buffers */
 	enum conn_state state;
 	int err;
+	int cert_index;
+	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
+	uint8_t resumed;       /* enum sotls_resumption */
+	/* The fatal alert the peer ended the handshake with (sotls_info's
+	 * peer_alert before there are records), NO_HS_ALERT if none: one byte,
+	 * as alerts are (RFC 5246 §7.2). */
+	uint8_t hs_alert;
 	char *server_name;
 	struct sotls_hs *hs;
 	const struct sotls_suite *suite;
@@ -49,13 +56,6 @@ struct sotls_conn {
 	/* What the handshake agreed on, for sotls_info (NULL: none). */
 	char *alpn;
 	char *sni;
-	int cert_index;
-	uint16_t max_frag_len; /* negotiated (RFC 6066 §4), 0 if none */
-	uint8_t resumed;       /* enum sotls_resumption */
-	/* The fatal alert the peer ended the handshake with (sotls_info's
-	 * peer_alert before there are records), NO_HS_ALERT if none: one byte
-	 * in what was padding, as alerts are (RFC 5246 §7.2). */
-	uint8_t hs_alert;
 	struct conn_session *session; /* NULL: nothing to offer, export or forget */
 	void *user;		      /* sotls_conn_set_user */
 	struct conn_engine *eng;      /* engine connections only */

@@ -68,8 +68,12 @@ void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_
 /* The state of the kernel directions of one connection. */
 struct sotls_kconn {
 	int fd;
-	bool tx, rx;	       /* which directions are in the kernel */
 	enum sotls_aead_alg alg;
+	bool tx, rx;	       /* which directions are in the kernel */
+	bool hs_mid; /* the last read filled the buffer with handshake bytes */
+	/* Data that did not fit a caller's buffer of 1 or 2 bytes. */
+	uint8_t small_len;
+	uint8_t small[2];
 	struct sotls_record *rec; /* the userspace half (mixed modes), or NULL */
 	struct sotls_policy pol;  /* the rules, the errors, the alerts (policy.h) */
 	/* TX: the kernel's sequence number when last read back, and an upper
@@ -79,10 +83,6 @@ struct sotls_kconn {
 	/* RX: the kernel's next sequence number after the last recvmsg; the
 	 * difference tells how many records a call consumed, empty ones too. */
 	uint64_t rx_seq;
-	bool hs_mid; /* the last read filled the buffer with handshake bytes */
-	/* Data that did not fit a caller's buffer of 1 or 2 bytes. */
-	uint8_t small[2];
-	uint8_t small_len;
 };
 
 /* The directions of one connection as start_records (conn.c) sets them up. */

@@ -67,7 +67,7 @@ static int sock_recv(struct sotls_hs *hs, uint8_t *buf, size_t len)
 		return MBEDTLS_ERR_SSL_WANT_READ;
 	}
 	if (n < 0) {
-		hs->bio_errno = hs->wire->sys_errno;
+		hs->bio_errno = errno;
 		return MBEDTLS_ERR_NET_RECV_FAILED;
 	}
 	rd->waiting = false;
@@ -162,7 +162,7 @@ int sotls_hs_flush(struct sotls_hs *hs)
 		if (n == SOTLS_WANT_WRITE)
 			return MBEDTLS_ERR_SSL_WANT_WRITE;
 		if (n < 0) {
-			hs->bio_errno = hs->wire->sys_errno;
+			hs->bio_errno = errno;
 			return MBEDTLS_ERR_NET_SEND_FAILED;
 		}
 		hs->flight_sent += (size_t)n;

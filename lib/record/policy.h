@@ -108,8 +108,10 @@ bool sotls_key_may_seal_close(uint64_t seq, uint64_t limit);
 struct sotls_policy {
 	int err;	/* 0, or the first permanent error: every later call returns it */
 	int sys_errno;	/* errno of a SOTLS_ERR_SYSCALL */
-	int peer_alert; /* last alert description from the peer, or -1 */
-	int sent_alert; /* last alert description we sent, or -1 */
+	/* Alert descriptions (0-255) or -1: 16 bits keep this struct, and so
+	 * the connection, a malloc size class smaller. */
+	int16_t peer_alert; /* the last one from the peer */
+	int16_t sent_alert; /* the last one we sent */
 	bool rx_closed; /* the peer's close_notify arrived */
 	bool tx_closed; /* our close_notify is out (or sealed) */
 	bool tx_limited; /* ... because the key usage limit was reached */

@@ -258,7 +258,7 @@ static int flush(struct sotls_record *r, int flags)
 		if (n == SOTLS_WANT_WRITE)
 			return SOTLS_WANT_WRITE;
 		if (n < 0) {
-			r->pol.sys_errno = r->wire->sys_errno;
+			r->pol.sys_errno = errno;
 			return sotls_policy_fail(&r->pol, SOTLS_ERR_SYSCALL);
 		}
 		r->tx_head += (size_t)n;
@@ -666,7 +666,7 @@ static int fill(struct sotls_record *r)
 		return sotls_policy_fail(&r->pol, SOTLS_ERR_TRUNCATED);
 	if (n == SOTLS_WANT_READ)
 		return SOTLS_WANT_READ;
-	r->pol.sys_errno = r->wire->sys_errno;
+	r->pol.sys_errno = errno;
 	return sotls_policy_fail(&r->pol, SOTLS_ERR_SYSCALL);
 }
 

@@ -17,7 +17,6 @@ ssize_t sotls_wire_recv(struct sotls_wire *w, void *buf, size_t len)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return SOTLS_WANT_READ;
-		w->sys_errno = errno;
 		return SOTLS_ERR_SYSCALL;
 	}
 }
@@ -34,7 +33,6 @@ ssize_t sotls_wire_send(struct sotls_wire *w, const void *buf, size_t len, int f
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return SOTLS_WANT_WRITE;
-		w->sys_errno = errno;
 		return SOTLS_ERR_SYSCALL;
 	}
 }

@@ -18,16 +18,15 @@
 #include <sys/types.h>
 
 struct sotls_wire {
-	int fd;	       /* the socket, or -1 on an engine connection */
-	int sys_errno; /* errno of the last SOTLS_ERR_SYSCALL */
-	bool eof;      /* engine: the application reported the peer's end of stream */
+	int fd;	  /* the socket, or -1 on an engine connection */
+	bool eof; /* engine: the application reported the peer's end of stream */
 };
 
 /* Bytes read (> 0), 0 at the peer's end of stream, SOTLS_WANT_READ, or
- * SOTLS_ERR_SYSCALL with sys_errno set. len > 0. */
+ * SOTLS_ERR_SYSCALL with errno set. len > 0. */
 ssize_t sotls_wire_recv(struct sotls_wire *w, void *buf, size_t len);
 
-/* Bytes written (> 0), SOTLS_WANT_WRITE, or SOTLS_ERR_SYSCALL with sys_errno
+/* Bytes written (> 0), SOTLS_WANT_WRITE, or SOTLS_ERR_SYSCALL with errno
  * set. flags: send(2)'s, MSG_NOSIGNAL always added. len > 0. */
 ssize_t sotls_wire_send(struct sotls_wire *w, const void *buf, size_t len, int flags);
 
