@@ -1,7 +1,7 @@
 /*
  * The connection: runs the handshake through lib/handshake, picks the path
  * of each direction (kernel TLS or the userspace record layer, by the kTLS
- * policy: conn_ktls.c), and routes send, recv and shutdown to that path.
+ * policy: kconn.c), and routes send, recv and shutdown to that path.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "conn_internal.h"
-#include "conn_ktls.h"
+#include "kconn.h"
 #include "handshake.h"
 #include "resume.h"
 #include "io/sotls_io.h"
@@ -414,7 +414,7 @@ static ssize_t k_result(struct sotls_conn *c, ssize_t rc)
 	return path_result(c, rc, &c->k.pol, true);
 }
 
-/* A syscall on the kernel TX socket failed outside conn_ktls.c (sendfile's
+/* A syscall on the kernel TX socket failed outside kconn.c (sendfile's
  * pipe): the stream is broken. */
 static ssize_t kernel_syscall_failed(struct sotls_conn *c, int err)
 {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conn_ktls.h"
+#include "kconn.h"
 #include "record.h"
 #include "sotls.h"
 #include "wire.h"

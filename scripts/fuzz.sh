@@ -108,7 +108,7 @@ printf '%s\n' "${summary[@]}"
 sources_of() {
   case $1 in
     record) echo lib/record/record.c ;;
-    ktls-cmsg) echo lib/conn_ktls.c lib/ktls/ktls.c ;;
+    ktls-cmsg) echo lib/ktls/kconn.c lib/ktls/ktls.c ;;
     handshake-*) echo lib/handshake/hs.c lib/conn.c ;;
     session) echo lib/handshake/session_state.c lib/handshake/resume.c lib/handshake/peer_identity.c ;;
     ticket-keyfile) echo lib/handshake/ticket_keyfile.c ;;

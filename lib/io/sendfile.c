@@ -436,15 +436,18 @@ static int read_group(struct sotls_io *io, unsigned gi, int file_fd, off_t off, 
  * for what a queued send left. Blocking sockets loop until all is sent;
  * non-blocking ones hand what the socket refuses to the record layer's send
  * buffer (it fits: groups are sized so), to go first on the next call. */
-static int push_rest(struct sotls_record *r, int sock, bool nonblock, struct group *g, size_t from)
+static int push_rest(struct sotls_record *r, int sock, bool nonblock, struct group *g, size_t from,
+		     bool *blocked)
 {
 	while (from < g->send_len) {
 		ssize_t n = send(sock, g->base + from, g->send_len - from,
 				 MSG_NOSIGNAL | (nonblock ? MSG_DONTWAIT : 0));
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && nonblock && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n < 0 && nonblock && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			*blocked = true; /* the record layer sends the rest first */
 			return sotls_record_queue_sealed(r, g->base + from, g->send_len - from);
+		}
 		if (n < 0)
 			return sotls_record_fail_syscall(r, errno);
 		from += (size_t)n;
@@ -505,12 +508,9 @@ static int settle(struct sotls_io *io, struct sotls_record *r, int sock, bool no
 		from = (size_t)res;
 	}
 	if (from < g->send_len) {
-		size_t before = r->tx_tail;
-		int rc = push_rest(r, sock, nonblock, g, from);
+		int rc = push_rest(r, sock, nonblock, g, from, blocked);
 		if (rc != 0)
 			return rc;
-		if (r->tx_tail != before)
-			*blocked = true;
 	}
 	g->unsettled = false; /* all sent, or copied into the record layer */
 	return 0;
@@ -579,7 +579,7 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 	int usable = sotls_record_tx_usable(r);
 	if (usable != 0)
 		return usable;
-	if (r->tx_pending > 0)
+	if (sotls_record_send_unfinished(r))
 		return SOTLS_ERR_BAD_STATE; /* an unfinished sotls_send comes first */
 	struct sotls_io *io = io_get(iop);
 	if (io == NULL)
@@ -627,17 +627,17 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 		}
 
 		size_t want = count - submitted;
-		size_t nrec = (want + r->max_plain - 1) / r->max_plain;
+		size_t nrec = (want + sotls_record_max_plain(r) - 1) / sotls_record_max_plain(r);
 		if (nrec > GROUP_RECORDS)
 			nrec = GROUP_RECORDS;
 		if (nonblock) {
 			/* What the socket refuses must fit the record layer's buffer. */
-			size_t fit = sotls_record_tx_room(r) / (SOTLS_REC_OVERHEAD + r->max_plain);
+			size_t fit = sotls_record_tx_room(r) / (SOTLS_REC_OVERHEAD + sotls_record_max_plain(r));
 			if (nrec > fit)
 				nrec = fit > 0 ? fit : 1;
 		}
 		group_place(io, gi, off + (off_t)submitted);
-		g->rec_max = r->max_plain;
+		g->rec_max = sotls_record_max_plain(r);
 		rc = read_group(io, gi, file_fd, off + (off_t)submitted, want, (unsigned)nrec);
 		if (rc != 0) {
 			rc = sotls_record_fail_syscall(r, -rc);
@@ -684,7 +684,7 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 				break;
 			plain += (size_t)n;
 			wire += SOTLS_REC_OVERHEAD + (size_t)n;
-			if ((size_t)n < r->max_plain &&
+			if ((size_t)n < sotls_record_max_plain(r) &&
 			    submitted + plain < count)
 				break; /* short read: the next batch reads on */
 		}
@@ -696,12 +696,9 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 		int s = start_send(io, gi, sock, nonblock);
 		if (s == 1) {
 			/* pread path: send now */
-			size_t before = r->tx_tail;
-			rc = push_rest(r, sock, nonblock, g, 0);
+			rc = push_rest(r, sock, nonblock, g, 0, &blocked);
 			if (rc != 0)
 				break;
-			if (r->tx_tail != before)
-				blocked = true;
 			done += plain;
 		} else if (s < 0) {
 			rc = sotls_record_fail_syscall(r, -s);
@@ -710,7 +707,7 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 			prev = g;
 		}
 	}
-	if (prev != NULL && r->pol.err == 0) {
+	if (prev != NULL && sotls_record_error(r) == 0) {
 		int w = 0;
 		while (w == 0 && prev->send_pending)
 			w = reap(io, true);
@@ -729,8 +726,8 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, in
 	if (io->have_ring)
 		(void)reap(io, false);
 	*offset = off + (off_t)done;
-	if (r->pol.err != 0)
-		return r->pol.err;
+	if (sotls_record_error(r) != 0)
+		return sotls_record_error(r);
 	if (rc != 0)
 		return rc;
 	if (limited) {

@@ -1,6 +1,6 @@
 /*
  * The record policy, one for both record paths. Each path (the userspace
- * record layer, record.c, and the kernel, conn_ktls.c) only fetches and
+ * record layer, record.c, and the kernel, kconn.c) only fetches and
  * writes records; everything it then decides is decided here, on the one
  * state below that both keep: which alert a fault on the wire gets, what an
  * alert from the peer means (RFC 5246 7.2), what a post-handshake handshake

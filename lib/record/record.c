@@ -192,6 +192,21 @@ int sotls_record_seal_in_place(struct sotls_record *r, uint8_t *rec, size_t len)
 	return rc == 0 ? 0 : sotls_policy_fail(&r->pol, rc);
 }
 
+size_t sotls_record_max_plain(const struct sotls_record *r)
+{
+	return r->max_plain;
+}
+
+bool sotls_record_send_unfinished(const struct sotls_record *r)
+{
+	return r->tx_pending > 0;
+}
+
+int sotls_record_error(const struct sotls_record *r)
+{
+	return r->pol.err;
+}
+
 size_t sotls_record_tx_room(const struct sotls_record *r)
 {
 	if (r->tx_tail + ALERT_ROOM >= r->tx_cap)

@@ -189,6 +189,14 @@ int sotls_record_out_taken(struct sotls_record *r, size_t n);
 uint8_t *sotls_record_in_space(struct sotls_record *r, size_t *cap);
 int sotls_record_in_added(struct sotls_record *r, size_t n);
 
+/* For callers that make records themselves (lib/io): the most plaintext a
+ * record may carry (2^14 or the negotiated max_fragment_length), whether
+ * a non-blocking sotls_send left bytes sealed that its caller must pass
+ * again, and the sticky error (0: none). */
+size_t sotls_record_max_plain(const struct sotls_record *r);
+bool sotls_record_send_unfinished(const struct sotls_record *r);
+int sotls_record_error(const struct sotls_record *r);
+
 /* Fails the connection with SOTLS_ERR_SYSCALL and errno err (a send of
  * sealed bytes failed: the stream is broken). Returns the sticky error. */
 int sotls_record_fail_syscall(struct sotls_record *r, int err);

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: the kernel RX path of a connection (sotls_kconn_recv in
- * lib/conn_ktls.c, and sotls_ktls_recv's parsing of the TLS_GET_RECORD_TYPE
+ * lib/ktls/kconn.c, and sotls_ktls_recv's parsing of the TLS_GET_RECORD_TYPE
  * control message in lib/ktls/ktls.c), fed by a fake recvmsg
  * (sotls_ktls_set_test_recvmsg) that plays what the input describes: whole
  * or partial records of any content type with or without their cmsg, errno
@@ -40,7 +40,7 @@
 
 #include <linux/tls.h>
 
-#include "conn_ktls.h"
+#include "kconn.h"
 #include "ktls.h"
 #include "record.h"
 #include "record_forge.h"

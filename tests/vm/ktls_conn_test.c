@@ -14,7 +14,7 @@
  *                                    the kernel/kernel cases move 4 times that)
  *
  * Prints one line per check, "heap: ..." lines and "N passed, M failed";
- * exits 0 only if all passed. Test-only hooks of lib/conn_ktls.h force
+ * exits 0 only if all passed. Test-only hooks of lib/ktls/kconn.h force
  * directions to userspace (mixed modes) and delay the RX install.
  */
 #include <errno.h>
@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "conn_ktls.h"
+#include "kconn.h"
 #include "ephemeral_cert.h"
 #include "ktls.h"
 #include "sotls.h"

@@ -1,5 +1,5 @@
 /*
- * The record rules on the kernel path (lib/conn_ktls.c), against a peer that
+ * The record rules on the kernel path (lib/ktls/kconn.c), against a peer that
  * holds the keys: the caps on useless records, strict alerts, post-handshake
  * handshake messages (also read in pieces, the old "continuation" bypass)
  * and the AEAD usage limit both ways. Runs in the VM (tests/vm/run.sh) with
@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "conn_ktls.h"
+#include "kconn.h"
 #include "ktls.h"
 #include "record.h"
 #include "vm_check.h"

@@ -44,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "conn_ktls.h"
+#include "kconn.h"
 #include "resume_conn.h"
 #include "sotls.h"
 #include "test_certs.h"

@@ -1,10 +1,10 @@
 /*
- * The kernel path of a connection; see conn_ktls.h. The behaviour mirrors
+ * The kernel path of a connection; see kconn.h. The behaviour mirrors
  * the userspace record layer (lib/record) so that a caller cannot tell the
  * paths apart except through sotls_get_info: the same return codes, the same
  * alerts sent, the same refusal of renegotiation.
  */
-#include "conn_ktls.h"
+#include "kconn.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -10,8 +10,8 @@
  * "tx", "rx" or "tx,rx" (also "both"). It exists to test mixed modes
  * (kernel TX with userspace RX and the reverse); do not use it in production.
  */
-#ifndef SOTLS_CONN_KTLS_H
-#define SOTLS_CONN_KTLS_H
+#ifndef SOTLS_KTLS_KCONN_H
+#define SOTLS_KTLS_KCONN_H
 
 #include <stdbool.h>
 #include <stddef.h>
