@@ -262,15 +262,12 @@ static struct result run(enum method m, int file_fd, uint64_t size)
 		SSL_free(s);
 		SSL_CTX_free(ctx);
 	} else {
-		if (m == M_ZC)
-			setenv("SOTLS_SENDFILE", "zc", 1);
-		else if (m == M_SEND)
-			setenv("SOTLS_SENDFILE", "send", 1);
-		else if (m == M_PREAD)
-			setenv("SOTLS_SENDFILE", "pread", 1);
-		else if (m == M_KSENDFILE)
-			setenv("SOTLS_SENDFILE", "sendfile", 1);
 		struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
+		sotls_config_set_sendfile_mode(cfg, m == M_ZC	      ? SOTLS_SENDFILE_ZERO_COPY
+						   : m == M_SEND      ? SOTLS_SENDFILE_COPY
+						   : m == M_PREAD     ? SOTLS_SENDFILE_PREAD
+						   : m == M_KSENDFILE ? SOTLS_SENDFILE_PLAIN
+								      : SOTLS_SENDFILE_AUTO);
 		sotls_config_set_cert_mem(cfg, g_cert, strlen(g_cert) + 1, g_key, strlen(g_key) + 1);
 		sotls_config_set_suites(cfg, SUITE_OPENSSL);
 		sotls_config_set_ktls(cfg, is_ktls(m) ? SOTLS_KTLS_AUTO : SOTLS_KTLS_OFF);
@@ -321,7 +318,6 @@ static struct result run(enum method m, int file_fd, uint64_t size)
 		}
 		sotls_conn_free(c);
 		sotls_config_free(cfg);
-		unsetenv("SOTLS_SENDFILE");
 	}
 	close(fd);
 	int st;

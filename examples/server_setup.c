@@ -46,6 +46,10 @@ int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p)
 		*p = SOTLS_KTLS_OFF;
 	else if (strcmp(s, "require") == 0)
 		*p = SOTLS_KTLS_REQUIRE;
+	else if (strcmp(s, "tx") == 0)
+		*p = SOTLS_KTLS_TX_ONLY;
+	else if (strcmp(s, "rx") == 0)
+		*p = SOTLS_KTLS_RX_ONLY;
 	else
 		return -1;
 	return 0;

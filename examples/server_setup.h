@@ -24,8 +24,13 @@ int server_cert_setup(struct sotls_config *cfg, const char *cert, const char *ke
  * stderr, the detail only where the library left one (which file, why). */
 void print_config_error(const char *what, const struct sotls_config *cfg, int rc);
 
-/* --ktls: "auto", "off" or "require" into *p. Returns 0, or -1 for
- * anything else. */
+/* --ktls: "auto", "off", "require", "tx" (kTLS TX only) or "rx" (RX only)
+ * into *p. Returns 0, or -1 for anything else. KTLS_FLAG_HELP is its
+ * --help line. */
+#define KTLS_FLAG_HELP                                                                     \
+	"  --ktls MODE       auto | off | require | tx | rx (kTLS for that direction\n"     \
+	"                    only; default auto)\n"
+#define KTLS_FLAG_ERROR "--ktls: auto, off, require, tx or rx\n"
 int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p);
 
 /* listen_tcp4's result when bind_addr is not an IPv4 address (or there was

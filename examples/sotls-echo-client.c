@@ -29,6 +29,7 @@
 #include "parse_number.h"
 #include "resumed_name.h"
 #include "secret_file.h"
+#include "server_setup.h"
 #include "sotls.h"
 
 /* ": detail" when the connection has one, else "". */
@@ -60,7 +61,7 @@ static void usage(FILE *f)
 		"  --cipher LIST     allowed suites: ARIA-128-GCM, ARIA-256-GCM, or full names\n"
 		"  --bytes N         send N random bytes (K/M/G suffixes ok), verify the echo,\n"
 		"                    report throughput; without it: echo stdin to stdout\n"
-		"  --ktls MODE       auto | off | require (default auto)\n"
+		KTLS_FLAG_HELP
 		"  --max-frag-len N  ask for records of at most N bytes (RFC 6066): 512, 1024,\n"
 		"                    2048 or 4096\n"
 		"  --sess-out FILE   write the session to FILE (mode 0600: it holds the\n"
@@ -396,14 +397,8 @@ int main(int argc, char **argv)
 			have_bytes = 1;
 			break;
 		case 't':
-			if (strcmp(optarg, "auto") == 0)
-				ktls = SOTLS_KTLS_AUTO;
-			else if (strcmp(optarg, "off") == 0)
-				ktls = SOTLS_KTLS_OFF;
-			else if (strcmp(optarg, "require") == 0)
-				ktls = SOTLS_KTLS_REQUIRE;
-			else {
-				fprintf(stderr, "--ktls: auto, off or require\n");
+			if (parse_ktls_policy(optarg, &ktls) != 0) {
+				fputs(KTLS_FLAG_ERROR, stderr);
 				return 2;
 			}
 			break;

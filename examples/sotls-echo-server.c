@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		"                    P-256 certificate for CN=localhost is made in memory\n"
 		"  --cipher LIST     allowed suites, e.g. ARIA-128-GCM, ARIA-256-GCM or full\n"
 		"                    names (TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256), ':'-separated\n"
-		"  --ktls MODE       auto | off | require (default auto)\n"
+		KTLS_FLAG_HELP
 		"  --once            serve one client, then exit (status 0 if it ended cleanly)\n"
 		"  --port-file FILE  write the listening port to FILE once listening\n"
 		"  --quiet           print only errors\n"
@@ -189,7 +189,7 @@ int main(int argc, char **argv)
 		case 's': cipher = optarg; break;
 		case 't':
 			if (parse_ktls_policy(optarg, &ktls) != 0) {
-				fprintf(stderr, "--ktls: auto, off or require\n");
+				fputs(KTLS_FLAG_ERROR, stderr);
 				return 2;
 			}
 			break;

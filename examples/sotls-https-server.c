@@ -65,6 +65,7 @@ static struct {
 	int n_cert, n_key;
 	const char *cipher;
 	enum sotls_ktls_policy ktls;
+	enum sotls_sendfile_mode sendfile;
 	bool require_alpn, sni_strict;
 	struct server_resume resume;
 } g_opt = {.ktls = SOTLS_KTLS_AUTO, .resume = SERVER_RESUME_DEFAULT};
@@ -93,7 +94,9 @@ static void usage(FILE *f)
 		"  --require-alpn    refuse clients that offer no ALPN (http/1.1 is\n"
 		"                    offered either way)\n"
 		"  --cipher LIST     allowed suites (default: all sotls supports)\n"
-		"  --ktls MODE       auto | off | require (default auto)\n"
+		KTLS_FLAG_HELP
+		"  --sendfile MODE   auto | zc | send | pread | sendfile: pin the path bodies\n"
+		"                    take (default auto: the best the kernel offers)\n"
 		"  --port-file FILE  write the listening port to FILE once listening\n"
 		"  --quiet           print only errors\n"
 		"  --help            this text\n");
@@ -374,6 +377,8 @@ static struct sotls_config *build_config(void)
 		rc = sotls_config_set_suites(cfg, g_opt.cipher);
 	if (rc == 0)
 		rc = sotls_config_set_ktls(cfg, g_opt.ktls);
+	if (rc == 0)
+		rc = sotls_config_set_sendfile_mode(cfg, g_opt.sendfile);
 	if (rc != 0)
 		print_config_error("configuration", cfg, rc);
 	if (rc == 0 && keylog_from_env(cfg) != 0)
@@ -422,6 +427,7 @@ int main(int argc, char **argv)
 		{"ktls", required_argument, NULL, 't'},	   {"port-file", required_argument, NULL, 'f'},
 		{"quiet", no_argument, NULL, 'q'},	   {"help", no_argument, NULL, 'h'},
 		{"sni-strict", no_argument, NULL, 'S'},	   {"require-alpn", no_argument, NULL, 'A'},
+		{"sendfile", required_argument, NULL, 'F'},
 		SERVER_LIMITS_OPTIONS,			   SERVER_RESUME_OPTIONS,
 		{NULL, 0, NULL, 0},
 	};
@@ -462,10 +468,26 @@ int main(int argc, char **argv)
 			break;
 		case 's': g_opt.cipher = optarg; break;
 		case 'S': g_opt.sni_strict = true; break;
+		case 'F':
+			if (strcmp(optarg, "auto") == 0)
+				g_opt.sendfile = SOTLS_SENDFILE_AUTO;
+			else if (strcmp(optarg, "zc") == 0)
+				g_opt.sendfile = SOTLS_SENDFILE_ZERO_COPY;
+			else if (strcmp(optarg, "send") == 0)
+				g_opt.sendfile = SOTLS_SENDFILE_COPY;
+			else if (strcmp(optarg, "pread") == 0)
+				g_opt.sendfile = SOTLS_SENDFILE_PREAD;
+			else if (strcmp(optarg, "sendfile") == 0)
+				g_opt.sendfile = SOTLS_SENDFILE_PLAIN;
+			else {
+				fputs("--sendfile: auto, zc, send, pread or sendfile\n", stderr);
+				return 2;
+			}
+			break;
 		case 'A': g_opt.require_alpn = true; break;
 		case 't':
 			if (parse_ktls_policy(optarg, &g_opt.ktls) != 0) {
-				fprintf(stderr, "--ktls: auto, off or require\n");
+				fputs(KTLS_FLAG_ERROR, stderr);
 				return 2;
 			}
 			break;

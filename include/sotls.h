@@ -175,22 +175,22 @@ enum sotls_verify {
  * REQUIRE: fail the handshake with SOTLS_ERR_KTLS_REQUIRED (and an
  * internal_error alert to the peer) unless both directions go to the kernel;
  * sotls_conn_error_detail() names the direction and the kernel's reason.
+ * TX_ONLY / RX_ONLY: AUTO for that direction, the other stays in userspace
+ * (not tried, with that reason): TX_ONLY keeps sendfile's kernel splice
+ * path while RX stays where every peer fault gets its alert (see below).
  * The calls and errors of a connection are the same on either path, except
  * where the kernel decides alone on RX: it skips empty records inside
  * recvmsg (so the cap of 32 empty records in a row never trips there), and
  * a record that fails authentication makes it abort the socket (the peer
  * gets a TCP reset, not bad_record_mac; sotls_recv returns
  * SOTLS_ERR_SYSCALL with EBADMSG or EIO instead of SOTLS_ERR_BAD_RECORD_MAC).
- * Test only: the environment variable SOTLS_KTLS_FORCE_USERSPACE=tx|rx|both,
- * read once per process, keeps those directions in userspace (mixed modes).
- * Like SOTLS_CPU and SOTLS_SENDFILE it is read with secure_getenv(3), so it
- * has no effect in setuid / setgid / capability-gaining programs; elsewhere
- * these only choose among paths that give the same bytes and errors.
  */
 enum sotls_ktls_policy {
 	SOTLS_KTLS_AUTO = 0,
 	SOTLS_KTLS_OFF = 1,
 	SOTLS_KTLS_REQUIRE = 2,
+	SOTLS_KTLS_TX_ONLY = 3,
+	SOTLS_KTLS_RX_ONLY = 4,
 };
 
 /* Returns a new configuration, or NULL if out of memory or role is invalid.
@@ -273,6 +273,26 @@ SOTLS_API int sotls_config_set_suites(struct sotls_config *cfg, const char *list
 
 /* kTLS policy (see enum sotls_ktls_policy). */
 SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_policy policy);
+
+/*
+ * How sotls_sendfile sends (sotls_info.sendfile_path says what it did).
+ * AUTO, the default, takes the best the kernel offers and falls back by
+ * itself, saying why; the others pin one path where it exists, for an
+ * operator who must (a kernel whose SEND_ZC misbehaves) and for tests:
+ * ZERO_COPY: userspace TX with io_uring SEND_ZC even where the kernel says
+ *   it copied anyway (loopback); COPY: io_uring READ_FIXED + SEND;
+ *   PREAD: pread + send, no io_uring; PLAIN: on kernel TX, sendfile(2)
+ *   instead of io_uring splice. All give the same bytes and errors.
+ */
+enum sotls_sendfile_mode {
+	SOTLS_SENDFILE_AUTO = 0,
+	SOTLS_SENDFILE_ZERO_COPY = 1,
+	SOTLS_SENDFILE_COPY = 2,
+	SOTLS_SENDFILE_PREAD = 3,
+	SOTLS_SENDFILE_PLAIN = 4,
+};
+SOTLS_API int sotls_config_set_sendfile_mode(struct sotls_config *cfg,
+					     enum sotls_sendfile_mode mode);
 
 /*
  * The AEAD usage limit: records per key and direction. AES-GCM and ARIA-GCM

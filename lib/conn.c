@@ -578,14 +578,14 @@ SOTLS_API ssize_t sotls_sendfile(struct sotls_conn *c, int file_fd, off_t *offse
 			return n != 0 ? n : k_result(c, sotls_kconn_limit_close(&c->k));
 		}
 		int file_failed = 0;
-		n = sotls_io_sendfile_kernel(&c->io, c->wire.fd, file_fd, at, allow, &file_failed);
+		n = sotls_io_sendfile_kernel(&c->io, c->cfg->sendfile_mode, c->wire.fd, file_fd, at, allow, &file_failed);
 		if (n > 0)
 			sotls_kconn_tx_account(&c->k, (size_t)n);
 		if (n == SOTLS_ERR_SYSCALL && !file_failed) {
 			n = kernel_syscall_failed(c, errno);
 		}
 	} else {
-		n = sotls_io_sendfile_user(&c->io, c->rec, c->wire.fd, file_fd, at, count);
+		n = sotls_io_sendfile_user(&c->io, c->cfg->sendfile_mode, c->rec, c->wire.fd, file_fd, at, count);
 		/* Whatever did not fail the record layer (the file cannot be
 		 * read, no memory for the ring, an unfinished sotls_send) leaves
 		 * the connection as it was. */

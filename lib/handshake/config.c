@@ -274,9 +274,22 @@ SOTLS_API int sotls_config_set_ktls(struct sotls_config *cfg, enum sotls_ktls_po
 	int rc = sotls_config_writable(cfg);
 	if (rc != 0)
 		return rc;
-	if (policy != SOTLS_KTLS_AUTO && policy != SOTLS_KTLS_OFF && policy != SOTLS_KTLS_REQUIRE)
+	if (policy != SOTLS_KTLS_AUTO && policy != SOTLS_KTLS_OFF && policy != SOTLS_KTLS_REQUIRE &&
+	    policy != SOTLS_KTLS_TX_ONLY && policy != SOTLS_KTLS_RX_ONLY)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->ktls = policy;
+	return 0;
+}
+
+SOTLS_API int sotls_config_set_sendfile_mode(struct sotls_config *cfg,
+					     enum sotls_sendfile_mode mode)
+{
+	int rc = sotls_config_writable(cfg);
+	if (rc != 0)
+		return rc;
+	if ((unsigned)mode > SOTLS_SENDFILE_PLAIN)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	cfg->sendfile_mode = mode;
 	return 0;
 }
 

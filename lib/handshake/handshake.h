@@ -83,6 +83,7 @@ struct sotls_config {
 	enum sotls_role role;
 	enum sotls_verify verify;
 	enum sotls_ktls_policy ktls;
+	enum sotls_sendfile_mode sendfile_mode;
 	char *server_name;
 	int suites[SOTLS_MAX_SUITES + 1];
 

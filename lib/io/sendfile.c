@@ -102,7 +102,8 @@ struct sotls_io {
 	bool have_ring, bufs_registered, can_splice;
 	bool sparse;   /* the registered table has GROUPS_MAX slots */
 	bool can_grow; /* sparse, and growing has not failed since the last trim */
-	bool zc_forced;	     /* SOTLS_SENDFILE=zc: never leave SEND_ZC */
+	enum sotls_sendfile_mode want; /* the configuration's (sotls.h) */
+	bool zc_forced;	     /* SOTLS_SENDFILE_ZERO_COPY: never leave SEND_ZC */
 	bool zc_report;	     /* ask the kernel whether zero copy happened */
 	bool zc_copied;	     /* it said it copied anyway (loopback, no SG) */
 	struct io_uring ring;
@@ -118,13 +119,7 @@ struct sotls_io {
 	unsigned splice_pending;
 };
 
-static const char *forced(void)
-{
-	const char *e = secure_getenv("SOTLS_SENDFILE");
-	return e != NULL ? e : "";
-}
-
-static struct sotls_io *io_get(struct sotls_io **iop)
+static struct sotls_io *io_get(struct sotls_io **iop, enum sotls_sendfile_mode mode)
 {
 	if (*iop == NULL) {
 		struct sotls_io *io = calloc(1, sizeof(*io));
@@ -132,6 +127,7 @@ static struct sotls_io *io_get(struct sotls_io **iop)
 			return NULL;
 		io->pipefd[0] = io->pipefd[1] = -1;
 		io->path = io->reason = "";
+		io->want = mode;
 		*iop = io;
 	}
 	return *iop;
@@ -241,9 +237,8 @@ static int user_setup(struct sotls_io *io)
 	while (io->ngroups < GROUPS_MIN)
 		if (group_add(io) != 0)
 			return SOTLS_ERR_OUT_OF_MEMORY;
-	const char *f = forced();
-	if (strcmp(f, "pread") == 0) {
-		set_mode(io, MODE_PREAD, "pread + send: forced by SOTLS_SENDFILE=pread");
+	if (io->want == SOTLS_SENDFILE_PREAD) {
+		set_mode(io, MODE_PREAD, "pread + send: chosen by configuration (SOTLS_SENDFILE_PREAD)");
 		return 0;
 	}
 	if (!ring_up(io)) {
@@ -272,16 +267,19 @@ static int user_setup(struct sotls_io *io)
 		}
 		io->bufs_registered = true;
 	}
-	if (strcmp(f, "send") == 0)
-		set_mode(io, MODE_SEND, "io_uring READ_FIXED + SEND: forced by SOTLS_SENDFILE=send");
+	if (io->want == SOTLS_SENDFILE_COPY)
+		set_mode(io, MODE_SEND,
+			 "io_uring READ_FIXED + SEND: chosen by configuration (SOTLS_SENDFILE_COPY)");
 	else if (!zc)
 		set_mode(io, MODE_SEND,
 			 "io_uring READ_FIXED + SEND: the kernel has no IORING_OP_SEND_ZC (probe)");
-	else if (strcmp(f, "zc") == 0)
-		set_mode(io, MODE_ZC, "io_uring READ_FIXED + SEND_ZC: forced by SOTLS_SENDFILE=zc");
+	else if (io->want == SOTLS_SENDFILE_ZERO_COPY)
+		set_mode(io, MODE_ZC,
+			 "io_uring READ_FIXED + SEND_ZC: chosen by configuration "
+			 "(SOTLS_SENDFILE_ZERO_COPY)");
 	else
 		set_mode(io, MODE_ZC, "io_uring READ_FIXED + SEND_ZC (fixed buffers, zero copy)");
-	io->zc_forced = strcmp(f, "zc") == 0;
+	io->zc_forced = io->want == SOTLS_SENDFILE_ZERO_COPY;
 	io->zc_report = io->mode == MODE_ZC;
 	return 0;
 }
@@ -573,15 +571,16 @@ static void trim_pool(struct sotls_io *io)
 	}
 }
 
-ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, int sock,
-			       int file_fd, off_t *offset, size_t count)
+ssize_t sotls_io_sendfile_user(struct sotls_io **iop, enum sotls_sendfile_mode mode,
+			       struct sotls_record *r, int sock, int file_fd, off_t *offset,
+			       size_t count)
 {
 	int usable = sotls_record_tx_usable(r);
 	if (usable != 0)
 		return usable;
 	if (sotls_record_send_unfinished(r))
 		return SOTLS_ERR_BAD_STATE; /* an unfinished sotls_send comes first */
-	struct sotls_io *io = io_get(iop);
+	struct sotls_io *io = io_get(iop, mode);
 	if (io == NULL)
 		return SOTLS_ERR_OUT_OF_MEMORY;
 	if (io->mode == MODE_NONE) {
@@ -800,8 +799,8 @@ static bool splice_setup(struct sotls_io *io)
 {
 	if (io->can_splice)
 		return true;
-	if (strcmp(forced(), "sendfile") == 0) {
-		io->reason = "sendfile(2): forced by SOTLS_SENDFILE=sendfile";
+	if (io->want == SOTLS_SENDFILE_PLAIN) {
+		io->reason = "sendfile(2): chosen by configuration (SOTLS_SENDFILE_PLAIN)";
 		return false;
 	}
 	if (!ring_up(io)) {
@@ -828,12 +827,12 @@ static bool splice_setup(struct sotls_io *io)
 	return true;
 }
 
-ssize_t sotls_io_sendfile_kernel(struct sotls_io **iop, int sock, int file_fd, off_t *offset,
-				 size_t count, int *file_failed)
+ssize_t sotls_io_sendfile_kernel(struct sotls_io **iop, enum sotls_sendfile_mode mode, int sock,
+				 int file_fd, off_t *offset, size_t count, int *file_failed)
 {
 	if (file_failed != NULL)
 		*file_failed = 0;
-	struct sotls_io *io = io_get(iop);
+	struct sotls_io *io = io_get(iop, mode);
 	if (io == NULL)
 		return SOTLS_ERR_OUT_OF_MEMORY;
 	int fl_flags = fcntl(sock, F_GETFL);

@@ -20,8 +20,8 @@
  *   splice io_uring IORING_OP_SPLICE file -> pipe -> socket.
  *   sendfile  sendfile(2), when io_uring cannot, or on a non-blocking socket.
  *
- * SOTLS_SENDFILE=zc|send|pread|sendfile (tests) forces a path; a forced
- * path the machine cannot do falls back as above and says so.
+ * The configuration's sendfile mode (sotls_config_set_sendfile_mode) pins a
+ * path; one the machine cannot do falls back as above and says so.
  */
 #ifndef SOTLS_IO_H
 #define SOTLS_IO_H
@@ -30,6 +30,7 @@
 #include <sys/types.h>
 
 #include "record.h"
+#include "sotls.h"
 
 struct sotls_io;
 
@@ -41,16 +42,17 @@ struct sotls_io;
  * the file failed (errno) and the connection is intact; any other error is
  * sticky in r. *iop is created on first use.
  */
-ssize_t sotls_io_sendfile_user(struct sotls_io **iop, struct sotls_record *r, int sock,
-			       int file_fd, off_t *offset, size_t count);
+ssize_t sotls_io_sendfile_user(struct sotls_io **iop, enum sotls_sendfile_mode mode,
+			       struct sotls_record *r, int sock, int file_fd, off_t *offset,
+			       size_t count);
 
 /*
  * Kernel TX: sock has kTLS TX installed, so plain bytes go in and the
  * kernel seals. Same contract; SOTLS_ERR_SYSCALL (errno) on failure.
  * *file_failed (optional) is set when the error came from the file side.
  */
-ssize_t sotls_io_sendfile_kernel(struct sotls_io **iop, int sock, int file_fd, off_t *offset,
-				 size_t count, int *file_failed);
+ssize_t sotls_io_sendfile_kernel(struct sotls_io **iop, enum sotls_sendfile_mode mode, int sock,
+				 int file_fd, off_t *offset, size_t count, int *file_failed);
 
 /*
  * Kernel TX: bytes sotls_io_sendfile_kernel reported as sent that still wait

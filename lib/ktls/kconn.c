@@ -16,42 +16,7 @@
 #include "ktls.h"
 #include "util.h"
 
-/* ---- the test-only override ---------------------------------------------- */
-
-static atomic_int g_env_forced = -1;  /* -1: not read yet */
-static atomic_int g_override = -1;    /* -1: none */
-
-static int parse_forced(const char *s)
-{
-	int mask = 0;
-	if (s == NULL)
-		return 0;
-	if (strstr(s, "both") != NULL)
-		return SOTLS_KFORCE_TX | SOTLS_KFORCE_RX;
-	if (strstr(s, "tx") != NULL)
-		mask |= SOTLS_KFORCE_TX;
-	if (strstr(s, "rx") != NULL)
-		mask |= SOTLS_KFORCE_RX;
-	return mask;
-}
-
-int sotls_kconn_forced(void)
-{
-	int o = atomic_load(&g_override);
-	if (o >= 0)
-		return o;
-	int v = atomic_load(&g_env_forced);
-	if (v < 0) {
-		v = parse_forced(secure_getenv("SOTLS_KTLS_FORCE_USERSPACE"));
-		atomic_store(&g_env_forced, v);
-	}
-	return v;
-}
-
-void sotls_kconn_set_forced(int mask)
-{
-	atomic_store(&g_override, mask < 0 ? -1 : mask);
-}
+/* ---- test seams ---------------------------------------------------------- */
 
 static atomic_uint g_rx_delay_us;
 
@@ -106,13 +71,12 @@ void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_
 		out->rx_reason = SOTLS_KREASON_MFL_RX;
 		return;
 	}
-	int forced = sotls_kconn_forced();
-	if (forced & SOTLS_KFORCE_TX)
-		out->tx_reason = SOTLS_KREASON_FORCED;
+	if (policy == SOTLS_KTLS_RX_ONLY)
+		out->tx_reason = SOTLS_KREASON_RX_ONLY;
 	else
 		out->tx_reason = try_dir(fd, SOTLS_KTLS_TX, alg, tx, &out->tx);
-	if (forced & SOTLS_KFORCE_RX) {
-		out->rx_reason = SOTLS_KREASON_FORCED;
+	if (policy == SOTLS_KTLS_TX_ONLY) {
+		out->rx_reason = SOTLS_KREASON_TX_ONLY;
 	} else {
 		unsigned delay = atomic_load(&g_rx_delay_us);
 		if (delay > 0)

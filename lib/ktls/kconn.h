@@ -4,11 +4,6 @@
  * by the configuration's policy; on the kernel path send and recv go straight
  * to the socket, and non-data records (alerts, handshake messages) travel in
  * control messages (TLS_SET_RECORD_TYPE / TLS_GET_RECORD_TYPE).
- *
- * Test-only: the environment variable SOTLS_KTLS_FORCE_USERSPACE, read once
- * per process, keeps directions in userspace whatever the kernel can do:
- * "tx", "rx" or "tx,rx" (also "both"). It exists to test mixed modes
- * (kernel TX with userspace RX and the reverse); do not use it in production.
  */
 #ifndef SOTLS_KTLS_KCONN_H
 #define SOTLS_KTLS_KCONN_H
@@ -22,14 +17,6 @@
 #include "record.h"
 #include "sotls.h"
 
-#define SOTLS_KFORCE_TX 1
-#define SOTLS_KFORCE_RX 2
-
-/* The SOTLS_KTLS_FORCE_USERSPACE mask (read once), or the override below. */
-int sotls_kconn_forced(void);
-/* Test hook: overrides the environment for this process (-1: back to it). */
-void sotls_kconn_set_forced(int mask);
-
 /* Test hook: sleeps this long before installing TLS_RX, so that the peer's
  * first records are surely queued in the socket when RX is installed. */
 void sotls_kconn_set_test_rx_delay_us(unsigned us);
@@ -39,8 +26,8 @@ void sotls_kconn_set_test_rx_delay_us(unsigned us);
 #define SOTLS_KREASON_OFF "kTLS disabled by configuration"
 #define SOTLS_KREASON_ENGINE \
 	"engine connection: no socket until sotls_engine_attach_fd"
-#define SOTLS_KREASON_FORCED \
-	"kTLS not tried for this direction (SOTLS_KTLS_FORCE_USERSPACE, test only)"
+#define SOTLS_KREASON_TX_ONLY "kTLS not tried for this direction (configuration: kTLS TX only)"
+#define SOTLS_KREASON_RX_ONLY "kTLS not tried for this direction (configuration: kTLS RX only)"
 /* Linux 6.1's kTLS cuts sent records at 2^14 (TLS_TX_MAX_PAYLOAD_LEN came
  * later) and takes received records up to 2^14 with no option to lower it. */
 #define SOTLS_KREASON_MFL_TX \

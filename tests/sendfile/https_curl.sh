@@ -3,7 +3,7 @@
 # of every edge size and compares them by SHA-256; HEAD, 404, keep-alive,
 # 400 on a malformed request; traversal (.., %2e%2e, absolute paths,
 # symlinks out) never serves a byte from outside the root.
-#   https_curl.sh SERVER_BINARY [SOTLS_SENDFILE mode]
+#   https_curl.sh SERVER_BINARY [--sendfile mode of the server]
 set -euo pipefail
 SERVER=$1
 MODE=${2:-}
@@ -28,8 +28,8 @@ ln -s "$WORK/secret.txt" "$ROOT/link-out"
 ln -s /etc/passwd "$ROOT/passwd-out"
 ln -s f16384 "$ROOT/link-in"
 
-if [ -n "$MODE" ]; then export SOTLS_SENDFILE=$MODE; fi
-"$SERVER" --root "$ROOT" --port 0 --port-file "$WORK/port" > "$WORK/server.log" 2>&1 &
+"$SERVER" --root "$ROOT" --port 0 --port-file "$WORK/port" --sendfile "${MODE:-auto}" \
+  > "$WORK/server.log" 2>&1 &
 PID=$!
 for _ in $(seq 1 100); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 [ -s "$WORK/port" ] || fail "server did not start"

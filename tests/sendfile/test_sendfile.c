@@ -3,7 +3,7 @@
  * sotls_sendfile, the main thread receives them with a sotls client and
  * checks every byte against the file (and a running hash). Files of 0, 1,
  * 16383, 16384, 16385 bytes, 1 MiB + 3 and 64 MiB, from various offsets and
- * counts, on each userspace path (SOTLS_SENDFILE=zc|send|pread), blocking and
+ * counts, on each userspace path (sotls_config_set_sendfile_mode), blocking and
  * non-blocking, over TCP and AF_UNIX; the kernel-path engines (io_uring
  * SPLICE and sendfile(2)) on a plain TCP socket; a connection in the kernel
  * when this kernel takes ARIA-GCM kTLS.
@@ -144,12 +144,26 @@ static void tcp_pair(int fds[2])
 	close(l);
 }
 
+/* The server's sendfile mode (sotls_config_set_sendfile_mode) by its test
+ * name: "zc", "send", "pread", "sendfile", or "" for the default. */
+static enum sotls_sendfile_mode g_mode;
+
+static void use_mode(const char *name)
+{
+	g_mode = strcmp(name, "zc") == 0	 ? SOTLS_SENDFILE_ZERO_COPY
+		 : strcmp(name, "send") == 0	 ? SOTLS_SENDFILE_COPY
+		 : strcmp(name, "pread") == 0	 ? SOTLS_SENDFILE_PREAD
+		 : strcmp(name, "sendfile") == 0 ? SOTLS_SENDFILE_PLAIN
+						 : SOTLS_SENDFILE_AUTO;
+}
+
 static struct sotls_config *cfg_new(enum sotls_role role, enum sotls_ktls_policy ktls)
 {
 	struct sotls_config *cfg = sotls_config_new(role);
-	if (role == SOTLS_ROLE_SERVER)
+	if (role == SOTLS_ROLE_SERVER) {
 		sotls_config_set_cert_mem(cfg, g_cert, strlen(g_cert) + 1, g_key, strlen(g_key) + 1);
-	else
+		sotls_config_set_sendfile_mode(cfg, g_mode);
+	} else
 		sotls_config_set_verify(cfg, SOTLS_VERIFY_NONE);
 	sotls_config_set_suites(cfg, g_suite);
 	sotls_config_set_ktls(cfg, ktls);
@@ -370,7 +384,7 @@ static void user_mode(const char *mode, bool big)
 {
 	static struct job jobs[64];
 	size_t n = build_jobs(jobs, big);
-	setenv("SOTLS_SENDFILE", mode, 1);
+	use_mode(mode);
 	int fds[2];
 	tcp_pair(fds);
 	char name[64];
@@ -384,7 +398,7 @@ static void user_mode(const char *mode, bool big)
 	bool no_ring = strncmp(info.sendfile_reason, "io_uring unavailable", 20) == 0;
 	CHECK(strcmp(info.sendfile_path, no_ring ? "pread-send" : want) == 0,
 	      "%s: path %s (%s), want %s", name, info.sendfile_path, info.sendfile_reason, want);
-	unsetenv("SOTLS_SENDFILE");
+	use_mode("");
 }
 
 /*
@@ -410,7 +424,7 @@ static bool inflight(void)
 	for (size_t i = 0; i < g_nfiles; i++)
 		if (g_files[i].size == (1u << 20) + 3)
 			f = &g_files[i];
-	setenv("SOTLS_SENDFILE", "zc", 1);
+	use_mode("zc");
 	struct job one = {f, 0, 1, 0}, jobs[9];
 	for (size_t i = 0; i < 8; i++)
 		jobs[i] = (struct job){f, (off_t)i, f->size, 0};
@@ -436,7 +450,7 @@ static bool inflight(void)
 	      "the pool did not grow: %zu bytes", slow.sendfile_buffer_bytes);
 	CHECK(later.sendfile_buffer_bytes == small.sendfile_buffer_bytes,
 	      "the pool kept %zu bytes after being idle", later.sendfile_buffer_bytes);
-	unsetenv("SOTLS_SENDFILE");
+	use_mode("");
 	return true;
 }
 
@@ -465,7 +479,7 @@ static void nonblocking(void)
 			jobs[n++] = (struct job){&g_files[i], 3, (size_t)-1, 0};
 	const char *modes[] = {"zc", "send", "pread"};
 	for (size_t m = 0; m < 3; m++) {
-		setenv("SOTLS_SENDFILE", modes[m], 1);
+		use_mode(modes[m]);
 		int fds[2];
 		tcp_pair(fds);
 		/* Small socket buffers and a slow reader make the socket fill. */
@@ -476,7 +490,7 @@ static void nonblocking(void)
 		snprintf(name, sizeof(name), "tcp nonblocking %s", modes[m]);
 		run_conn(name, fds, true, true, SOTLS_KTLS_OFF, jobs, n, NULL, NULL);
 	}
-	unsetenv("SOTLS_SENDFILE");
+	use_mode("");
 }
 
 static void ktls_conns(bool require);
@@ -486,7 +500,7 @@ static void kernel_engines(void)
 {
 	const char *modes[] = {"", "sendfile"};
 	for (size_t m = 0; m < 2; m++) {
-		setenv("SOTLS_SENDFILE", modes[m], 1);
+		use_mode(modes[m]);
 		for (size_t i = 0; i < g_nfiles; i++) {
 			struct tfile *f = &g_files[i];
 			if (f->size > (8u << 20))
@@ -502,7 +516,7 @@ static void kernel_engines(void)
 				off_t o = off;
 				size_t sent = 0;
 				for (;;) {
-					ssize_t k = sotls_io_sendfile_kernel(&io, fds[0], f->fd, &o,
+					ssize_t k = sotls_io_sendfile_kernel(&io, g_mode, fds[0], f->fd, &o,
 									     f->size + 5, NULL);
 					if (k <= 0)
 						break;
@@ -535,7 +549,7 @@ static void kernel_engines(void)
 		tcp_pair(fds);
 		struct sotls_io *io = NULL;
 		off_t o = 0;
-		ssize_t k = sotls_io_sendfile_kernel(&io, fds[0], g_files[1].fd, &o, 1, NULL);
+		ssize_t k = sotls_io_sendfile_kernel(&io, g_mode, fds[0], g_files[1].fd, &o, 1, NULL);
 		CHECK(k == 1, "one byte");
 		printf("kernel engine %-14s %-18s (%s)\n", modes[m][0] ? modes[m] : "auto",
 		       sotls_io_path(io), sotls_io_reason(io));
@@ -545,7 +559,7 @@ static void kernel_engines(void)
 		close(fds[0]);
 		close(fds[1]);
 	}
-	unsetenv("SOTLS_SENDFILE");
+	use_mode("");
 	ktls_conns(false);
 }
 
@@ -559,13 +573,13 @@ static void ktls_conns(bool require)
 	g_client_kk = require;
 	for (int k = 0; k < 3; k++) {
 		if (k == 1)
-			setenv("SOTLS_SENDFILE", "sendfile", 1);
+			use_mode("sendfile");
 		int fds[2];
 		tcp_pair(fds);
 		struct sotls_info info = SOTLS_INFO_INIT;
 		const char *name = k == 0 ? "tcp ktls auto" : k == 1 ? "tcp ktls sendfile" : "tcp ktls nonblocking";
 		run_conn(name, fds, k == 2, false, SOTLS_KTLS_AUTO, jobs, n, NULL, &info);
-		unsetenv("SOTLS_SENDFILE");
+		use_mode("");
 		if (require) {
 			printf("  %s: server TX %s, RX %s\n", info.suite,
 			       info.tx_path == SOTLS_PATH_KERNEL ? "kernel" : "userspace",
@@ -701,7 +715,7 @@ static void no_ring(int err, const char *want_reason)
 		tcp_pair(fds);
 		struct sotls_io *io = NULL;
 		off_t o = 0;
-		ssize_t k = sotls_io_sendfile_kernel(&io, fds[0], g_files[1].fd, &o, 1, NULL);
+		ssize_t k = sotls_io_sendfile_kernel(&io, g_mode, fds[0], g_files[1].fd, &o, 1, NULL);
 		uint8_t byte = 0;
 		CHECK(k == 1 && recv(fds[1], &byte, 1, 0) == 1 &&
 			      strcmp(sotls_io_path(io), "sendfile") == 0,

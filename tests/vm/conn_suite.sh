@@ -1,8 +1,8 @@
 #!/bin/sh
 # shellcheck shell=dash
 # Runs inside the test VM (busybox sh): ktls_conn_test, then the echo
-# examples over loopback with --ktls auto / require and the test-only
-# SOTLS_KTLS_FORCE_USERSPACE, checking the paths and reasons they print.
+# examples over loopback with --ktls auto / require / tx / rx / off,
+# checking the paths and reasons they print.
 #   conn_suite.sh kernel   aria_generic.ko loaded: kTLS takes ARIA
 #   conn_suite.sh stock    kTLS without ARIA: fallback with the reason; and
 #                          AES-GCM in the kernel: sotls_sendfile over kTLS TX
@@ -58,13 +58,12 @@ if [ "$mode" = kernel ]; then
 		"closed with close_notify both ways" -- --bytes 1M --ktls auto
 	client "echo require: kernel both ways" 0 "TX path: kernel" "RX path: kernel" \
 		-- --bytes 1M --ktls require
-	export SOTLS_KTLS_FORCE_USERSPACE=rx
 	client "echo mixed: kernel TX, userspace RX" 0 "TX path: kernel" \
-		"RX path: userspace (kTLS not tried" -- --bytes 1M --ktls auto
-	export SOTLS_KTLS_FORCE_USERSPACE=tx
-	client "echo mixed: userspace TX, kernel RX" 0 "TX path: userspace (kTLS not tried" \
-		"RX path: kernel" -- --bytes 1M --ktls auto
-	unset SOTLS_KTLS_FORCE_USERSPACE
+		"RX path: userspace (kTLS not tried for this direction (configuration: kTLS TX only))" \
+		-- --bytes 1M --ktls tx
+	client "echo mixed: userspace TX, kernel RX" 0 \
+		"TX path: userspace (kTLS not tried for this direction (configuration: kTLS RX only))" \
+		"RX path: kernel" -- --bytes 1M --ktls rx
 	client "echo off: userspace" 0 "TX path: userspace (kTLS disabled by configuration)" \
 		-- --bytes 1M --ktls off
 	# max_fragment_length: Linux 6.1 cannot cap kTLS TX records nor refuse

@@ -47,11 +47,15 @@ enum inject {
 	INJ_RENEG,    /* server (kTLS TX): a HelloRequest, then data */
 };
 
+/* Directions a side keeps out of the kernel (through its kTLS policy). */
+#define FTX 1
+#define FRX 2
+
 struct tcase {
 	const char *name;
 	const char *suite;
 	enum sotls_ktls_policy spol, cpol;
-	int sforce, cforce;	     /* SOTLS_KFORCE_* masks */
+	int sforce, cforce;	     /* FTX / FRX: directions kept out of the kernel */
 	unsigned s_delay, c_delay; /* RX install delay, microseconds */
 	int server_first;	     /* the server sends right behind its Finished */
 	enum inject inject;
@@ -153,8 +157,11 @@ static void run_side(const struct tcase *t, int fd, int server)
 	else
 		sotls_config_set_verify(cfg, SOTLS_VERIFY_NONE);
 	sotls_config_set_suites(cfg, t->suite);
-	sotls_config_set_ktls(cfg, server ? t->spol : t->cpol);
-	sotls_kconn_set_forced(server ? t->sforce : t->cforce);
+	/* A direction kept out of the kernel: the kTLS policy of the other only. */
+	int force = server ? t->sforce : t->cforce;
+	sotls_config_set_ktls(cfg, force == FTX	  ? SOTLS_KTLS_RX_ONLY
+				   : force == FRX ? SOTLS_KTLS_TX_ONLY
+						  : (server ? t->spol : t->cpol));
 	sotls_kconn_set_test_rx_delay_us(server ? t->s_delay : t->c_delay);
 	g_small = t->small;
 	/* Control records (close_notify) read through a one-byte buffer too. */
@@ -378,8 +385,6 @@ static void run_case(const struct tcase *t)
 #define AUTO SOTLS_KTLS_AUTO
 #define OFF SOTLS_KTLS_OFF
 #define REQ SOTLS_KTLS_REQUIRE
-#define FTX SOTLS_KFORCE_TX
-#define FRX SOTLS_KFORCE_RX
 
 static void run_kernel(void)
 {
@@ -396,9 +401,9 @@ static void run_kernel(void)
 		const struct tcase cases[] = {
 		    {.name = n[0], .suite = s, .spaths = "kk", .cpaths = "kk", .bytes = 4 * g_bytes},
 		    {.name = n[1], .suite = s, .cforce = FRX, .sforce = FTX, .spaths = "uk",
-		     .cpaths = "ku", .reason = "SOTLS_KTLS_FORCE_USERSPACE"},
+		     .cpaths = "ku", .reason = "configuration: kTLS"},
 		    {.name = n[2], .suite = s, .cforce = FTX, .sforce = FRX, .spaths = "ku",
-		     .cpaths = "uk", .reason = "SOTLS_KTLS_FORCE_USERSPACE"},
+		     .cpaths = "uk", .reason = "configuration: kTLS"},
 		    {.name = n[3], .suite = s, .server_first = 1, .c_delay = 200000, .spaths = "kk",
 		     .cpaths = "kk"},
 		    {.name = n[4], .suite = s, .s_delay = 200000, .spaths = "kk", .cpaths = "kk"},
