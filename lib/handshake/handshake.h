@@ -235,9 +235,12 @@ void sotls_private_key_configure(mbedtls_ssl_config *conf);
 /* mbedTLS's RNG callback: getrandom(2). */
 int sotls_os_random(void *ctx, unsigned char *out, size_t len);
 
-/* Test only (the live handshake fuzzer): every handshake's randomness from
- * rng instead of the OS; NULL restores getrandom. Not thread-safe. */
+#ifdef SOTLS_TEST_SEAMS
+/* Test seam (the live handshake fuzzer; test builds only): every
+ * handshake's randomness from rng instead of the OS; NULL restores
+ * getrandom. Not thread-safe. */
 void sotls_hs_set_test_rng(int (*rng)(void *, unsigned char *, size_t), void *ctx);
+#endif
 
 /* ---- one handshake ---- */
 

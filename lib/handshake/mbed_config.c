@@ -27,8 +27,9 @@ int sotls_os_random(void *ctx, unsigned char *out, size_t len)
 	return sotls_getrandom(out, len) == 0 ? 0 : MBEDTLS_ERR_SSL_INTERNAL_ERROR;
 }
 
+#ifdef SOTLS_TEST_SEAMS
 /* Test builds only (tests/fuzz): a deterministic generator, so one fuzz
- * input replays the same handshake. Not exported from libsotls.so. */
+ * input replays the same handshake. */
 static int (*g_test_rng)(void *, unsigned char *, size_t);
 static void *g_test_rng_ctx;
 
@@ -44,6 +45,9 @@ static int conf_random(void *ctx, unsigned char *out, size_t len)
 		return g_test_rng(g_test_rng_ctx, out, len);
 	return sotls_os_random(ctx, out, len);
 }
+#else
+#define conf_random sotls_os_random
+#endif
 
 static int build(struct sotls_config *cfg)
 {

@@ -97,8 +97,11 @@ void sotls_session_cache_del(void *arg, const uint8_t *id, size_t id_len);
 /* Entries and data bytes held now (for tests). */
 void sotls_session_cache_usage(struct sotls_session_cache *cache, size_t *sessions,
 			       size_t *bytes);
-/* Test builds: the clock the cache and tickets read (NULL: time(2)). */
+#ifdef SOTLS_TEST_SEAMS
+/* Test seam (test builds only): the clock the cache and tickets read
+ * (NULL: time(2)). */
 void sotls_resume_set_test_clock(int64_t (*now)(void));
+#endif
 int64_t sotls_resume_now(void);
 
 /* ---- ticket keys and tickets (ticket_keys.c) ---- */

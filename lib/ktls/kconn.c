@@ -16,14 +16,14 @@
 #include "ktls.h"
 #include "util.h"
 
-/* ---- test seams ---------------------------------------------------------- */
-
+#ifdef SOTLS_TEST_SEAMS
 static atomic_uint g_rx_delay_us;
 
 void sotls_kconn_set_test_rx_delay_us(unsigned us)
 {
 	atomic_store(&g_rx_delay_us, us);
 }
+#endif
 
 /* ---- installing -------------------------------------------------------- */
 
@@ -78,9 +78,11 @@ void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_
 	if (policy == SOTLS_KTLS_TX_ONLY) {
 		out->rx_reason = SOTLS_KREASON_TX_ONLY;
 	} else {
+#ifdef SOTLS_TEST_SEAMS
 		unsigned delay = atomic_load(&g_rx_delay_us);
 		if (delay > 0)
 			usleep(delay);
+#endif
 		out->rx_reason = try_dir(fd, SOTLS_KTLS_RX, alg, rx, &out->rx);
 	}
 }

@@ -17,9 +17,12 @@
 #include "record.h"
 #include "sotls.h"
 
-/* Test hook: sleeps this long before installing TLS_RX, so that the peer's
- * first records are surely queued in the socket when RX is installed. */
+#ifdef SOTLS_TEST_SEAMS
+/* Test seam (test builds only): sleeps this long before installing TLS_RX,
+ * so that the peer's first records are surely queued in the socket when RX
+ * is installed. */
 void sotls_kconn_set_test_rx_delay_us(unsigned us);
+#endif
 
 /* Reasons that are not the kernel's own (lib/ktls gives the others). */
 #define SOTLS_KREASON_KERNEL "installed in the kernel (kTLS)"

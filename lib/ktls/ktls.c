@@ -433,6 +433,7 @@ int sotls_ktls_install(int fd, enum sotls_ktls_dir dir, const struct sotls_ktls_
 	return rc;
 }
 
+#ifdef SOTLS_TEST_SEAMS
 /* getsockopt(2), or the same fuzzer's stand-in for the kernel's rec_seq. */
 static sotls_ktls_getsockopt_fn g_getsockopt = getsockopt;
 
@@ -440,6 +441,9 @@ void sotls_ktls_set_test_getsockopt(sotls_ktls_getsockopt_fn fn)
 {
 	g_getsockopt = fn != NULL ? fn : getsockopt;
 }
+#else
+#define g_getsockopt getsockopt
+#endif
 
 int sotls_ktls_get_seq(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg alg, uint64_t *seq)
 {
@@ -628,6 +632,7 @@ int sotls_ktls_send_alert_flags(int fd, uint8_t level, uint8_t description, int 
 	return n == (ssize_t)sizeof(alert) ? SOTLS_OK : SOTLS_WANT_WRITE;
 }
 
+#ifdef SOTLS_TEST_SEAMS
 /* recvmsg(2), or a fuzzer's stand-in: no kernel hands out malformed control
  * messages, so only a fake can test their parsing. */
 static sotls_ktls_recvmsg_fn g_recvmsg = recvmsg;
@@ -636,6 +641,9 @@ void sotls_ktls_set_test_recvmsg(sotls_ktls_recvmsg_fn fn)
 {
 	g_recvmsg = fn != NULL ? fn : recvmsg;
 }
+#else
+#define g_recvmsg recvmsg
+#endif
 
 
 ssize_t sotls_ktls_recv(int fd, void *buf, size_t len, int flags, uint8_t *type)

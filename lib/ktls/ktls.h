@@ -150,11 +150,12 @@ ssize_t sotls_ktls_recv(int fd, void *buf, size_t len, int flags, uint8_t *type)
  */
 int sotls_ktls_get_seq(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg alg, uint64_t *seq);
 
+#ifdef SOTLS_TEST_SEAMS
 /*
- * Test hook (tests/fuzz/fuzz_ktls_cmsg.c): the recvmsg(2) sotls_ktls_recv
- * calls; NULL puts the real one back. Set it before any connection exists
- * (it is not synchronised). Harmless in a release build: the symbol is not
- * exported from libsotls.so, so only code linked into the program can set it.
+ * Test seam (tests/fuzz/fuzz_ktls_cmsg.c), only in the test build of this
+ * file (SOTLS_TEST_SEAMS; libsotls has none): the recvmsg(2)
+ * sotls_ktls_recv calls; NULL puts the real one back. Set it before any
+ * connection exists (it is not synchronised).
  */
 struct msghdr;
 typedef ssize_t (*sotls_ktls_recvmsg_fn)(int fd, struct msghdr *msg, int flags);
@@ -164,6 +165,7 @@ void sotls_ktls_set_test_recvmsg(sotls_ktls_recvmsg_fn fn);
 typedef int (*sotls_ktls_getsockopt_fn)(int fd, int level, int name, void *val,
 					socklen_t *len);
 void sotls_ktls_set_test_getsockopt(sotls_ktls_getsockopt_fn fn);
+#endif
 
 /*
  * Maps an errno of recv/recvmsg on a kTLS RX socket to an enum sotls_error:

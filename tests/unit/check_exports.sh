@@ -11,3 +11,19 @@ if [ -n "$bad" ]; then
   exit 1
 fi
 echo "$(printf '%s\n' "$syms" | wc -l) symbols exported, all sotls_*"
+
+# The release library carries no test seam (SOTLS_TEST_SEAMS builds only):
+# no setter for a fake RNG, clock or syscall, no delay hook.
+seams=$(nm "$lib" | grep -E ' sotls_[a-z_]*set_test_' || true)
+if [ -n "$seams" ]; then
+  echo "test seams linked into $lib:"
+  printf '%s\n' "$seams"
+  exit 1
+fi
+# And the one environment variable it may read is SOTLS_CPU (sotls.h).
+names=$(strings "$lib" | grep -E '^SOTLS_[A-Z_]+$' | sort -u | tr '\n' ' ')
+if [ "$names" != "SOTLS_CPU " ]; then
+  echo "environment variables named in $lib: $names(only SOTLS_CPU may be read)"
+  exit 1
+fi
+echo "no test seams; the only environment variable read is SOTLS_CPU"
