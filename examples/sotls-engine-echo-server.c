@@ -3,6 +3,9 @@
  * sotls's engine (sotls_conn_new_engine): one epoll loop, edge-triggered,
  * non-blocking sockets; sotls makes no syscall, this file moves every byte
  * of ciphertext. The shape of a server with its own event loop or ring.
+ * With --ktls other than off, each connection is handed to its socket right
+ * after the handshake (sotls_engine_attach_fd: kTLS where the kernel takes
+ * the cipher), and the same loop goes on with the socket's sotls calls.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,8 +21,11 @@
 #include "server_setup.h"
 #include "sotls.h"
 
+static bool g_attach; /* --ktls other than off */
+
 struct client {
 	int fd;
+	bool open; /* the handshake is done */
 	struct sotls_conn *c;
 	uint8_t buf[16384]; /* plaintext received, echoed from off to len */
 	size_t len, off;
@@ -60,7 +66,15 @@ static bool pump(struct client *cl)
 {
 	for (;;) {
 		ssize_t r;
-		if (cl->off < cl->len) {
+		if (!cl->open) {
+			r = sotls_handshake(cl->c);
+			if (r == 0) {
+				cl->open = true;
+				r = g_attach ? sotls_engine_attach_fd(cl->c, cl->fd) : 0;
+				if (r == 0 && flush_out(cl))
+					continue;
+			}
+		} else if (cl->off < cl->len) {
 			r = sotls_send(cl->c, cl->buf + cl->off, cl->len - cl->off);
 			if (r > 0 && (cl->off += (size_t)r) == cl->len)
 				cl->off = cl->len = 0;
@@ -81,8 +95,9 @@ static bool pump(struct client *cl)
 					sotls_conn_error_detail(cl->c));
 			return left > 0; /* the last words (close_notify, an alert) go first */
 		}
-		if (r == SOTLS_WANT_WRITE && left > 0)
-			return true; /* EPOLLOUT */
+		/* EPOLLOUT: the socket is full (attached, sotls's own send). */
+		if (r == SOTLS_WANT_WRITE && (left > 0 || (g_attach && cl->open)))
+			return true;
 		if (r == SOTLS_WANT_READ) {
 			int got = fill_in(cl);
 			if (got < 0)
@@ -96,19 +111,23 @@ static bool pump(struct client *cl)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sotls-engine-echo-server [--port N] [--port-file FILE] "
-		   "[--cert PEM --key PEM]\n"
+		   "[--cert PEM --key PEM] [--cipher LIST] [--ktls MODE]\n"
 		   "  An epoll echo server that owns its sockets and drives the sotls engine.\n"
-		   "  Without --cert/--key it makes a self-signed certificate for localhost.\n");
+		   "  Without --cert/--key it makes a self-signed certificate for localhost.\n"
+		   "  --ktls other than off (the default here) hands each connection to its\n"
+		   "  socket after the handshake, kTLS where the kernel takes the cipher.\n");
 }
 
 int main(int argc, char **argv)
 {
-	const char *cert = NULL, *key = NULL, *port_file = NULL;
+	const char *cert = NULL, *key = NULL, *port_file = NULL, *cipher = NULL;
+	enum sotls_ktls_policy ktls = SOTLS_KTLS_OFF;
 	long long port_arg = 4433;
 	int port, opt;
 	static const struct option opts[] = {
 		{"port", required_argument, NULL, 'p'}, {"port-file", required_argument, NULL, 'f'},
 		{"cert", required_argument, NULL, 'c'}, {"key", required_argument, NULL, 'k'},
+		{"cipher", required_argument, NULL, 's'}, {"ktls", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},	{NULL, 0, NULL, 0}};
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -119,6 +138,13 @@ int main(int argc, char **argv)
 		case 'f': port_file = optarg; break;
 		case 'c': cert = optarg; break;
 		case 'k': key = optarg; break;
+		case 's': cipher = optarg; break;
+		case 't':
+			if (parse_ktls_policy(optarg, &ktls) != 0) {
+				fputs(KTLS_FLAG_ERROR, stderr);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -126,8 +152,13 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
 	int rc = cfg == NULL ? SOTLS_ERR_OUT_OF_MEMORY : server_cert_setup(cfg, cert, key, false, "");
+	if (rc == 0 && cipher != NULL)
+		rc = sotls_config_set_suites(cfg, cipher);
+	if (rc == 0)
+		rc = sotls_config_set_ktls(cfg, ktls);
+	g_attach = ktls != SOTLS_KTLS_OFF;
 	if (rc != 0) {
-		print_config_error("certificate", cfg, rc);
+		print_config_error("configuration", cfg, rc);
 		return 1;
 	}
 	int ls = listen_tcp4("127.0.0.1", (int)port_arg, SOCK_NONBLOCK, 512, &port);
