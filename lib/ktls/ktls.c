@@ -158,6 +158,19 @@ static const struct ktls_cipher ktls_ciphers[] = {
 		    tls12_crypto_info_aes_gcm_256),
 };
 
+/* The kernel's layouts agree with the record format sotls uses (tls12.h):
+ * a salt of SOTLS_REC_SALT bytes, an explicit nonce (the kernel's "iv") of
+ * SOTLS_REC_EXPLICIT_NONCE, an 8-byte sequence number, 16/32-byte keys. */
+#define KTLS_LAYOUT_CHECK(st, key_bytes)                                                      \
+	_Static_assert(sizeof(((struct st *)0)->salt) == SOTLS_REC_SALT, #st " salt");          \
+	_Static_assert(sizeof(((struct st *)0)->iv) == SOTLS_REC_EXPLICIT_NONCE, #st " iv");    \
+	_Static_assert(sizeof(((struct st *)0)->rec_seq) == 8, #st " rec_seq");                 \
+	_Static_assert(sizeof(((struct st *)0)->key) == (key_bytes), #st " key")
+KTLS_LAYOUT_CHECK(tls12_crypto_info_aria_gcm_128, 16);
+KTLS_LAYOUT_CHECK(tls12_crypto_info_aria_gcm_256, 32);
+KTLS_LAYOUT_CHECK(tls12_crypto_info_aes_gcm_128, 16);
+KTLS_LAYOUT_CHECK(tls12_crypto_info_aes_gcm_256, 32);
+
 /* Room for the largest crypto_info of the table. */
 union ktls_crypto_info_buf {
 	struct tls_crypto_info info;
