@@ -62,37 +62,6 @@ static bool ip_literal(const char *name, uint8_t ip[16], size_t *ip_len)
 	return false;
 }
 
-static bool san_has_ip(const mbedtls_x509_crt *crt, const uint8_t *ip, size_t ip_len)
-{
-	for (const mbedtls_x509_sequence *s = &crt->subject_alt_names; s != NULL; s = s->next) {
-		mbedtls_x509_subject_alternative_name san;
-		if (s->buf.p == NULL || mbedtls_x509_parse_subject_alt_name(&s->buf, &san) != 0)
-			continue;
-		bool match = san.type == MBEDTLS_X509_SAN_IP_ADDRESS &&
-			     san.san.unstructured_name.len == ip_len &&
-			     memcmp(san.san.unstructured_name.p, ip, ip_len) == 0;
-		mbedtls_x509_free_subject_alt_name(&san);
-		if (match)
-			return true;
-	}
-	return false;
-}
-
-/*
- * The leaf's name check where mbedTLS does not do it: an IP literal, which
- * is not sent as SNI (RFC 6066 §3: "Literal IPv4 and IPv6 addresses are not
- * permitted in HostName") and must match an iPAddress SAN (RFC 6125 §1.7.2,
- * RFC 5280 §4.2.1.6); and SOTLS_VERIFY_CHAIN_ONLY, which asked for no name
- * check.
- */
-void sotls_hs_verify_name(struct sotls_hs *hs, const mbedtls_x509_crt *leaf, uint32_t *flags)
-{
-	if (hs->chain_only)
-		*flags &= ~(uint32_t)MBEDTLS_X509_BADCERT_CN_MISMATCH;
-	else if (hs->check_ip && !san_has_ip(leaf, hs->ip, hs->ip_len))
-		*flags |= MBEDTLS_X509_BADCERT_CN_MISMATCH;
-}
-
 static int set_name(struct sotls_hs *hs, const char *name, char *detail, size_t detail_len)
 {
 	enum sotls_verify verify = hs->cfg->verify;
@@ -167,21 +136,6 @@ int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, struct sotls_c
 int sotls_hs_offer_session(struct sotls_hs *hs, const uint8_t *state, size_t len)
 {
 	return sotls_resume_offer(hs, state, len);
-}
-
-static void drop_copy(uint8_t **buf, size_t len)
-{
-	if (*buf != NULL) {
-		sotls_wipe(*buf, len);
-		free(*buf);
-		*buf = NULL;
-	}
-}
-
-void sotls_hs_drop_hello(struct sotls_hs *hs)
-{
-	drop_copy(&hs->real_hello, hs->real_hello_len);
-	drop_copy(&hs->shown_hello, hs->shown_hello_len);
 }
 
 void sotls_hs_free(struct sotls_hs *hs)
@@ -390,12 +344,3 @@ int sotls_hs_peer_alert(const struct sotls_hs *hs)
 	return hs->peer_alert;
 }
 
-int sotls_hs_key_block(struct sotls_hs *hs, const struct sotls_suite *suite)
-{
-	if (hs->have_kb)
-		return 0;
-	int rc = sotls_derive_key_block(suite, hs->master, hs->client_random, hs->server_random,
-					&hs->kb);
-	hs->have_kb = rc == 0;
-	return rc;
-}

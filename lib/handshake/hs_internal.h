@@ -208,6 +208,10 @@ int sotls_hs_bio_send(void *ctx, const unsigned char *buf, size_t len);
 int sotls_hs_bio_recv(void *ctx, unsigned char *buf, size_t len);
 void sotls_hs_reader_free(struct sotls_hs_reader *rd);
 
+/* What the reader returns to mbedTLS after sotls_hs_fail(): mbedTLS passes
+ * a BIO error up unchanged and sends nothing for it. */
+#define SOTLS_HS_READER_FAILED MBEDTLS_ERR_SSL_BAD_INPUT_DATA
+
 /* Records a failure found by sotls (first one wins); returns the code the
  * reader hands to mbedTLS. */
 int sotls_hs_fail(struct sotls_hs *hs, int err, int alert, const char *fmt, ...)

@@ -11,6 +11,7 @@
 #include <mbedtls/ecp.h>
 
 #include "hs_internal.h"
+#include "util.h"
 #include "mbedtls_internals.h"
 
 /* A bounded reader over one message. */
@@ -658,4 +659,19 @@ int sotls_hs_check_server_key_exchange(struct sotls_hs *hs, const uint8_t *msg, 
 		return ILLEGAL(hs, "ServerKeyExchange on curve type %u, group %u", type[0],
 			       u16(curve));
 	return check_share(hs, id, pt);
+}
+static void drop_copy(uint8_t **buf, size_t len)
+{
+	if (*buf != NULL) {
+		sotls_wipe(*buf, len);
+		free(*buf);
+		*buf = NULL;
+	}
+}
+
+
+void sotls_hs_drop_hello(struct sotls_hs *hs)
+{
+	drop_copy(&hs->real_hello, hs->real_hello_len);
+	drop_copy(&hs->shown_hello, hs->shown_hello_len);
 }

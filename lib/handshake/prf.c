@@ -8,7 +8,7 @@
 
 #include <mbedtls/md.h>
 
-#include "handshake.h"
+#include "hs_internal.h"
 #include "util.h"
 
 #define MAX_MD 64
@@ -84,5 +84,15 @@ int sotls_derive_key_block(const struct sotls_suite *suite, const uint8_t master
 		memcpy(kb->server_salt, block + 2 * klen + SOTLS_REC_SALT, SOTLS_REC_SALT);
 	}
 	sotls_wipe(block, sizeof(block));
+	return rc;
+}
+
+int sotls_hs_key_block(struct sotls_hs *hs, const struct sotls_suite *suite)
+{
+	if (hs->have_kb)
+		return 0;
+	int rc = sotls_derive_key_block(suite, hs->master, hs->client_random, hs->server_random,
+					&hs->kb);
+	hs->have_kb = rc == 0;
 	return rc;
 }

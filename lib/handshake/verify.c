@@ -176,3 +176,34 @@ int sotls_hs_check_peer(struct sotls_hs *hs)
 			     asked ? " (the verify callback agreed)" : "", reason,
 			     cfg->have_ca ? "" : " (no CA certificates configured)");
 }
+
+static bool san_has_ip(const mbedtls_x509_crt *crt, const uint8_t *ip, size_t ip_len)
+{
+	for (const mbedtls_x509_sequence *s = &crt->subject_alt_names; s != NULL; s = s->next) {
+		mbedtls_x509_subject_alternative_name san;
+		if (s->buf.p == NULL || mbedtls_x509_parse_subject_alt_name(&s->buf, &san) != 0)
+			continue;
+		bool match = san.type == MBEDTLS_X509_SAN_IP_ADDRESS &&
+			     san.san.unstructured_name.len == ip_len &&
+			     memcmp(san.san.unstructured_name.p, ip, ip_len) == 0;
+		mbedtls_x509_free_subject_alt_name(&san);
+		if (match)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The leaf's name check where mbedTLS does not do it: an IP literal, which
+ * is not sent as SNI (RFC 6066 §3: "Literal IPv4 and IPv6 addresses are not
+ * permitted in HostName") and must match an iPAddress SAN (RFC 6125 §1.7.2,
+ * RFC 5280 §4.2.1.6); and SOTLS_VERIFY_CHAIN_ONLY, which asked for no name
+ * check.
+ */
+void sotls_hs_verify_name(struct sotls_hs *hs, const mbedtls_x509_crt *leaf, uint32_t *flags)
+{
+	if (hs->chain_only)
+		*flags &= ~(uint32_t)MBEDTLS_X509_BADCERT_CN_MISMATCH;
+	else if (hs->check_ip && !san_has_ip(leaf, hs->ip, hs->ip_len))
+		*flags |= MBEDTLS_X509_BADCERT_CN_MISMATCH;
+}
