@@ -9,6 +9,9 @@
  *  - sotls_pending counts decrypted bytes held after a short read;
  *  - a failure (a client that does not trust the server) leaves its alert
  *    in the send buffer, and the server, fed it, fails with PEER_ALERT;
+ *  - a server whose key is elsewhere (sotls_cert_new_external), the
+ *    signature pending for some rounds: the engine says so
+ *    (SOTLS_ENGINE_PRIVATE_KEY) and goes on once it completes;
  *  - the kTLS handoff: two engines attached to a socketpair go on over it
  *    (this host has no kTLS: both directions stay in userspace, with the
  *    reason), and the traffic keys one side exports are the other's;
@@ -28,6 +31,7 @@
 #include <cmocka.h>
 
 #include "ephemeral_cert.h"
+#include "key_holder.h"
 #include "sotls.h"
 #include "test_rsa_cert.h"
 
@@ -339,6 +343,57 @@ static void test_random_splits(void **state)
 	sotls_config_free(scfg);
 }
 
+/* A server whose key sits in a key holder that answers after `rounds`
+ * PENDINGs: every flight split in every chunk size, ECDSA and RSA. */
+static void test_pending_private_key(void **state)
+{
+	(void)state;
+	for (int rsa = 0; rsa <= 1; rsa++) {
+		const char *cert = rsa ? g_rsa_cert : g_ec_cert, *key = rsa ? g_rsa_key : g_ec_key;
+		for (size_t k = 0; k < sizeof(CHUNKS) / sizeof(CHUNKS[0]); k++) {
+			struct holder h;
+			assert_int_equal(key_holder_init(&h, key, ASYNC, (int)(k % 3)), 0);
+			struct sotls_config *scfg = sotls_config_new(SOTLS_ROLE_SERVER);
+			struct sotls_cert *c;
+			assert_int_equal(sotls_cert_new_external(cert, strlen(cert) + 1,
+								 &key_holder_method, &h, &c),
+					 0);
+			assert_int_equal(sotls_config_add_cert(scfg, c, NULL, 0), 0);
+			sotls_cert_free(c);
+			struct sotls_config *ccfg = client_cfg(rsa, true);
+			struct run r;
+			run_open(&r, ccfg, scfg, CHUNKS[k], k);
+			int crc = SOTLS_WANT_READ, src = SOTLS_WANT_READ;
+			bool saw_pk = false;
+			for (int round = 0; waiting(crc) || waiting(src) ||
+					    src == SOTLS_WANT_PRIVATE_KEY;
+			     round++) {
+				assert_true(round < 100000);
+				if (waiting(crc))
+					crc = sotls_handshake(r.c);
+				if (waiting(src) || src == SOTLS_WANT_PRIVATE_KEY)
+					src = sotls_handshake(r.s);
+				if (src == SOTLS_WANT_PRIVATE_KEY) {
+					saw_pk = true;
+					assert_true(sotls_engine_state(r.s) &
+						    SOTLS_ENGINE_PRIVATE_KEY);
+				}
+				move_both(&r);
+			}
+			assert_int_equal(crc, 0);
+			assert_int_equal(src, 0);
+			assert_true(saw_pk);
+			assert_int_equal(h.sign_calls, 1);
+			assert_int_equal(h.complete_calls, (int)(k % 3) + 1);
+			echo(&r, 5000);
+			run_close(&r);
+			sotls_config_free(ccfg);
+			sotls_config_free(scfg);
+			mbedtls_pk_free(&h.key);
+		}
+	}
+}
+
 /* sotls_pending: what a short read leaves inside sotls (SSL_pending). */
 static void test_pending(void **state)
 {
@@ -520,6 +575,7 @@ int main(void)
 		cmocka_unit_test(test_every_suite_every_chunk_ticket),
 		cmocka_unit_test(test_every_suite_session_id),
 		cmocka_unit_test(test_random_splits),
+		cmocka_unit_test(test_pending_private_key),
 		cmocka_unit_test(test_pending),
 		cmocka_unit_test(test_failure_alert_reaches_peer),
 		cmocka_unit_test(test_attach_fd_and_keys),

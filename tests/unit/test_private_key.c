@@ -33,110 +33,12 @@
 #include <mbedtls/pk.h>
 
 #include "ephemeral_cert.h"
+#include "key_holder.h"
 #include "rsa_testutil.h"
 #include "sotls.h"
 
 static char ec_cert[4096], ec_key[1024], ec_cert2[4096], ec_key2[1024];
 static char rsa_cert[8192], rsa_key[8192];
-
-/* How the test's key holder answers. */
-enum mode {
-	SYNC,	      /* sign returns the signature */
-	ASYNC,	      /* sign PENDING; complete signs after `rounds` more PENDINGs */
-	FAIL_SIGN,    /* sign FAILURE */
-	FAIL_COMPLETE /* sign PENDING, complete FAILURE */
-};
-
-struct holder {
-	mbedtls_pk_context key;
-	enum mode mode;
-	int rounds;
-	int sign_calls, complete_calls, cancel_calls;
-	uint16_t sigalg;
-	uint8_t digest[64];
-	size_t digest_len;
-};
-
-static mbedtls_md_type_t md_of(uint16_t sigalg)
-{
-	switch (sigalg >> 8) {
-	case 4:
-		return MBEDTLS_MD_SHA256;
-	case 5:
-		return MBEDTLS_MD_SHA384;
-	case 6:
-		return MBEDTLS_MD_SHA512;
-	}
-	return MBEDTLS_MD_NONE;
-}
-
-/* What an HSM does with the digest: PKCS#1 v1.5 with the DigestInfo of
- * the hash, or DER ECDSA (mbedtls_pk_sign does both). */
-static int holder_sign(struct holder *h, uint8_t *out, size_t *out_len, size_t max_out)
-{
-	return mbedtls_pk_sign(&h->key, md_of(h->sigalg), h->digest, h->digest_len, out, max_out,
-			       out_len, ephemeral_cert_random, NULL) == 0
-		       ? SOTLS_PRIVATE_KEY_SUCCESS
-		       : SOTLS_PRIVATE_KEY_FAILURE;
-}
-
-static int m_sign(struct sotls_conn *c, void *arg, uint16_t sigalg, const uint8_t *digest,
-		  size_t digest_len, uint8_t *out, size_t *out_len, size_t max_out)
-{
-	(void)c;
-	struct holder *h = arg;
-	h->sign_calls++;
-	h->sigalg = sigalg;
-	h->digest_len = digest_len;
-	if (digest_len > sizeof(h->digest))
-		return SOTLS_PRIVATE_KEY_FAILURE;
-	memcpy(h->digest, digest, digest_len);
-	switch (h->mode) {
-	case SYNC:
-		return holder_sign(h, out, out_len, max_out);
-	case FAIL_SIGN:
-		return SOTLS_PRIVATE_KEY_FAILURE;
-	default:
-		return SOTLS_PRIVATE_KEY_PENDING;
-	}
-}
-
-static int m_complete(struct sotls_conn *c, void *arg, uint8_t *out, size_t *out_len,
-		      size_t max_out)
-{
-	(void)c;
-	struct holder *h = arg;
-	h->complete_calls++;
-	if (h->mode == FAIL_COMPLETE)
-		return SOTLS_PRIVATE_KEY_FAILURE;
-	if (h->rounds-- > 0)
-		return SOTLS_PRIVATE_KEY_PENDING;
-	return holder_sign(h, out, out_len, max_out);
-}
-
-static void m_cancel(struct sotls_conn *c, void *arg)
-{
-	(void)c;
-	((struct holder *)arg)->cancel_calls++;
-}
-
-static const struct sotls_private_key_method method = {
-	.sign = m_sign,
-	.complete = m_complete,
-	.cancel = m_cancel,
-};
-
-static void holder_init(struct holder *h, const char *key_pem, enum mode mode, int rounds)
-{
-	memset(h, 0, sizeof(*h));
-	mbedtls_pk_init(&h->key);
-	assert_int_equal(mbedtls_pk_parse_key(&h->key, (const unsigned char *)key_pem,
-					      strlen(key_pem) + 1, NULL, 0, ephemeral_cert_random,
-					      NULL),
-			 0);
-	h->mode = mode;
-	h->rounds = rounds;
-}
 
 /* A server configuration with the external certificate for cert_pem. */
 static struct sotls_config *external_server(const char *cert_pem, struct holder *h)
@@ -145,7 +47,7 @@ static struct sotls_config *external_server(const char *cert_pem, struct holder 
 	struct sotls_cert *cert;
 	assert_non_null(cfg);
 	assert_int_equal(
-		sotls_cert_new_external(cert_pem, strlen(cert_pem) + 1, &method, h, &cert), 0);
+		sotls_cert_new_external(cert_pem, strlen(cert_pem) + 1, &key_holder_method, h, &cert), 0);
 	assert_int_equal(sotls_config_add_cert(cfg, cert, NULL, 0), 0);
 	sotls_cert_free(cert);
 	return cfg;
@@ -234,7 +136,7 @@ static void test_sync(void **state)
 	const char *suites[2] = {ECDSA_SUITE, RSA_SUITE};
 	for (int i = 0; i < 2; i++) {
 		struct holder h;
-		holder_init(&h, keys[i], SYNC, 0);
+		assert_int_equal(key_holder_init(&h, keys[i], SYNC, 0), 0);
 		struct server s = {.cfg = external_server(certs[i], &h)};
 		struct client cl;
 		run(&s, certs[i], suites[i], &cl);
@@ -247,7 +149,7 @@ static void test_sync(void **state)
 		 * whose digest is what was given. */
 		assert_int_equal(h.sigalg & 0xff, i == 0 ? 3 : 1);
 		assert_int_equal(h.digest_len, mbedtls_md_get_size(mbedtls_md_info_from_type(
-						       md_of(h.sigalg))));
+						       key_holder_md(h.sigalg))));
 		sotls_config_free(s.cfg);
 		mbedtls_pk_free(&h.key);
 	}
@@ -261,7 +163,7 @@ static void test_async(void **state)
 	for (int i = 0; i < 2; i++) {
 		for (int rounds = 0; rounds < 3; rounds += 2) {
 			struct holder h;
-			holder_init(&h, keys[i], ASYNC, rounds);
+			assert_int_equal(key_holder_init(&h, keys[i], ASYNC, rounds), 0);
 			struct server s = {.cfg = external_server(certs[i], &h)};
 			struct client cl;
 			run(&s, certs[i], suites[i], &cl);
@@ -279,7 +181,7 @@ static void test_async(void **state)
 static void expect_failure(enum mode mode, const char *key, int server_err, const char *why)
 {
 	struct holder h;
-	holder_init(&h, key, mode, 0);
+	assert_int_equal(key_holder_init(&h, key, mode, 0), 0);
 	struct server s = {.cfg = external_server(ec_cert, &h)};
 	struct client cl;
 	run(&s, ec_cert, ECDSA_SUITE, &cl);
@@ -337,14 +239,14 @@ static void test_held_key_unchanged(void **state)
 	(void)state;
 	/* The held ECDSA key is the default, the RSA one external. */
 	struct holder h;
-	holder_init(&h, rsa_key, SYNC, 0);
+	assert_int_equal(key_holder_init(&h, rsa_key, SYNC, 0), 0);
 	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
 	assert_int_equal(sotls_config_set_cert_mem(cfg, ec_cert, strlen(ec_cert) + 1, ec_key,
 						   strlen(ec_key) + 1),
 			 0);
 	struct sotls_cert *cert;
 	assert_int_equal(
-		sotls_cert_new_external(rsa_cert, strlen(rsa_cert) + 1, &method, &h, &cert), 0);
+		sotls_cert_new_external(rsa_cert, strlen(rsa_cert) + 1, &key_holder_method, &h, &cert), 0);
 	assert_int_equal(sotls_config_add_cert(cfg, cert, NULL, 0), 1);
 	sotls_cert_free(cert);
 
@@ -375,9 +277,9 @@ static void test_sni_callback(void **state)
 {
 	(void)state;
 	struct holder h;
-	holder_init(&h, ec_key, ASYNC, 1);
+	assert_int_equal(key_holder_init(&h, ec_key, ASYNC, 1), 0);
 	struct sotls_cert *cert;
-	assert_int_equal(sotls_cert_new_external(ec_cert, strlen(ec_cert) + 1, &method, &h, &cert),
+	assert_int_equal(sotls_cert_new_external(ec_cert, strlen(ec_cert) + 1, &key_holder_method, &h, &cert),
 			 0);
 	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
 	assert_int_equal(sotls_config_set_sni_callback(cfg, sni_external, cert), 0);
@@ -397,7 +299,7 @@ static void test_cancel(void **state)
 {
 	(void)state;
 	struct holder h;
-	holder_init(&h, ec_key, ASYNC, 0);
+	assert_int_equal(key_holder_init(&h, ec_key, ASYNC, 0), 0);
 	struct server s = {.cfg = external_server(ec_cert, &h), .free_pending = true};
 	struct client cl;
 	run(&s, ec_cert, ECDSA_SUITE, &cl);
@@ -414,20 +316,20 @@ static void test_rules(void **state)
 {
 	(void)state;
 	struct sotls_cert *cert = (struct sotls_cert *)&cert;
-	static const struct sotls_private_key_method no_sign = {.complete = m_complete};
+	const struct sotls_private_key_method no_sign = {.complete = key_holder_method.complete};
 	const size_t n = strlen(ec_cert) + 1;
-	assert_int_equal(sotls_cert_new_external(ec_cert, n, &method, NULL, NULL),
+	assert_int_equal(sotls_cert_new_external(ec_cert, n, &key_holder_method, NULL, NULL),
 			 SOTLS_ERR_INVALID_ARGUMENT);
-	assert_int_equal(sotls_cert_new_external(NULL, n, &method, NULL, &cert),
+	assert_int_equal(sotls_cert_new_external(NULL, n, &key_holder_method, NULL, &cert),
 			 SOTLS_ERR_INVALID_ARGUMENT);
 	assert_null(cert);
-	assert_int_equal(sotls_cert_new_external(ec_cert, 0, &method, NULL, &cert),
+	assert_int_equal(sotls_cert_new_external(ec_cert, 0, &key_holder_method, NULL, &cert),
 			 SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_cert_new_external(ec_cert, n, NULL, NULL, &cert),
 			 SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_cert_new_external(ec_cert, n, &no_sign, NULL, &cert),
 			 SOTLS_ERR_INVALID_ARGUMENT);
-	assert_int_equal(sotls_cert_new_external("not a certificate", 18, &method, NULL, &cert),
+	assert_int_equal(sotls_cert_new_external("not a certificate", 18, &key_holder_method, NULL, &cert),
 			 SOTLS_ERR_CERT_LOAD);
 	assert_null(cert);
 	assert_string_not_equal(sotls_strerror(SOTLS_WANT_PRIVATE_KEY), "unknown error code");
