@@ -34,6 +34,9 @@ enum sotls_error {
 	/* Server: the certificate's private-key method (sotls_cert_new_external)
 	 * has not finished signing; call sotls_handshake again once it has. */
 	SOTLS_WANT_PRIVATE_KEY = -3,
+	/* Server: the certificate selection callback (sotls_config_set_cert_select)
+	 * said PENDING; call sotls_handshake again after sotls_conn_set_cert. */
+	SOTLS_WANT_CERTIFICATE = -4,
 
 	/* Caller errors. */
 	SOTLS_ERR_INVALID_ARGUMENT = -10,
@@ -456,6 +459,31 @@ SOTLS_API int sotls_config_set_sni_policy(struct sotls_config *cfg, enum sotls_s
 typedef int (*sotls_sni_cb)(void *arg, const char *server_name, struct sotls_cert **cert);
 SOTLS_API int sotls_config_set_sni_callback(struct sotls_config *cfg, sotls_sni_cb cb, void *arg);
 
+/*
+ * Server: the certificate chosen per connection, possibly later (a store on
+ * another machine, a certificate made on demand). Called once per
+ * handshake, for every client (server_name "" without SNI), once its
+ * ClientHello has passed sotls's checks and before anything is answered,
+ * with the connection (sotls_conn_user is the application's pointer).
+ * Return 0 with *cert set (sotls takes its own reference) or NULL (the
+ * configured certificates by name, as without a callback); a negative value
+ * refuses the name with unrecognized_name (112); SOTLS_CERT_PENDING: the
+ * handshake returns SOTLS_WANT_CERTIFICATE (an engine: no
+ * SOTLS_ENGINE_RECV) until the application answers with
+ * sotls_conn_set_cert (a chain, or NULL for the configured ones; any thread,
+ * but not while another call runs on that connection) and calls
+ * sotls_handshake again. Takes the place of the SNI callback when both are
+ * set. NULL removes it.
+ */
+#define SOTLS_CERT_PENDING 1
+typedef int (*sotls_cert_select_cb)(struct sotls_conn *c, void *arg, const char *server_name,
+				    struct sotls_cert **cert);
+SOTLS_API int sotls_config_set_cert_select(struct sotls_config *cfg, sotls_cert_select_cb cb,
+					   void *arg);
+/* The answer to a pending selection: 0, SOTLS_ERR_BAD_STATE (none pending),
+ * SOTLS_ERR_INVALID_ARGUMENT. */
+SOTLS_API int sotls_conn_set_cert(struct sotls_conn *c, struct sotls_cert *cert);
+
 /* ------------------------------------------------------------------------ */
 /* Record sizes and the key log                                              */
 /* ------------------------------------------------------------------------ */
@@ -575,6 +603,7 @@ enum sotls_engine_bits {
 	SOTLS_ENGINE_OPEN = 8,	      /* the handshake is complete: records flow */
 	SOTLS_ENGINE_CLOSED = 16,     /* the peer's close_notify arrived */
 	SOTLS_ENGINE_FAILED = 32,     /* final (sotls_conn_error_detail); send SEND, then close */
+	SOTLS_ENGINE_CERTIFICATE = 64, /* the handshake waits for sotls_conn_set_cert */
 };
 SOTLS_API unsigned sotls_engine_state(struct sotls_conn *c);
 

@@ -315,7 +315,8 @@ SOTLS_API int sotls_handshake(struct sotls_conn *c)
 	int rc = sotls_hs_step(c->hs, &res, c->detail, sizeof(c->detail), &sys_errno);
 	if (c->eng != NULL)
 		c->eng->hs_rc = rc;
-	if (rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE || rc == SOTLS_WANT_PRIVATE_KEY)
+	if (rc == SOTLS_WANT_READ || rc == SOTLS_WANT_WRITE || rc == SOTLS_WANT_PRIVATE_KEY ||
+	    rc == SOTLS_WANT_CERTIFICATE)
 		return rc;
 	/* Done either way: mbedTLS's state and secrets go now. */
 	int hs_alert = sotls_hs_peer_alert(c->hs);
@@ -521,6 +522,13 @@ SOTLS_API int sotls_engine_attach_fd(struct sotls_conn *c, int fd)
 	if (rc != 0)
 		return conn_fail(c, rc);
 	return check_required(c);
+}
+
+SOTLS_API int sotls_conn_set_cert(struct sotls_conn *c, struct sotls_cert *cert)
+{
+	if (c == NULL)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	return c->hs != NULL ? sotls_hs_set_cert(c->hs, cert) : SOTLS_ERR_BAD_STATE;
 }
 
 SOTLS_API size_t sotls_pending(const struct sotls_conn *c)

@@ -123,6 +123,8 @@ SOTLS_API unsigned sotls_engine_state(struct sotls_conn *c)
 		st |= SOTLS_ENGINE_RECV;
 	if (c->state == CONN_NEW && c->eng->hs_rc == SOTLS_WANT_PRIVATE_KEY)
 		st |= SOTLS_ENGINE_PRIVATE_KEY;
+	if (c->state == CONN_NEW && c->eng->hs_rc == SOTLS_WANT_CERTIFICATE)
+		st |= SOTLS_ENGINE_CERTIFICATE;
 	if (c->state == CONN_OPEN)
 		st |= SOTLS_ENGINE_OPEN;
 	if (c->rec != NULL && c->rec->pol.rx_closed)

@@ -14,6 +14,9 @@ SOTLS_API const char *sotls_strerror(int err)
 		return "operation would block: wait until the socket is writable and retry";
 	case SOTLS_WANT_PRIVATE_KEY:
 		return "the private-key method has not signed yet: call sotls_handshake again once it has";
+	case SOTLS_WANT_CERTIFICATE:
+		return "the certificate selection is pending: call sotls_conn_set_cert, then "
+		       "sotls_handshake again";
 	case SOTLS_ERR_INVALID_ARGUMENT:
 		return "invalid argument";
 	case SOTLS_ERR_OUT_OF_MEMORY:

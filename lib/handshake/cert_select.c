@@ -97,13 +97,57 @@ static int ask_callback(struct sotls_hs *hs)
 	return rc != 0 ? rc : 1;
 }
 
+int sotls_cert_select_ask(struct sotls_hs *hs)
+{
+	const struct sotls_config *cfg = hs->cfg;
+	if (cfg->select_cb == NULL || hs->select != SELECT_NONE)
+		return 0;
+	struct sotls_cert *cert = NULL;
+	int rc = cfg->select_cb(hs->conn, cfg->select_cb_arg, hs->sni_present ? hs->sni : "", &cert);
+	if (rc == SOTLS_CERT_PENDING) {
+		hs->select = SELECT_PENDING;
+		return 1;
+	}
+	hs->select = SELECT_DONE;
+	if (rc < 0)
+		/* RFC 6066 §3: the server "MAY abort the handshake by sending a
+		 * fatal-level unrecognized_name(112) alert". */
+		return sotls_hs_fail(hs, SOTLS_ERR_UNRECOGNIZED_NAME, SOTLS_ALERT_UNRECOGNIZED_NAME,
+				     "the certificate selection callback refused the name \"%s\"",
+				     hs->sni_present ? hs->sni : "");
+	if (cert != NULL) {
+		sotls_cert_ref(cert);
+		hs->cb_cert = cert;
+	}
+	return 0;
+}
+
+int sotls_hs_set_cert(struct sotls_hs *hs, struct sotls_cert *cert)
+{
+	if (hs->select != SELECT_PENDING)
+		return SOTLS_ERR_BAD_STATE;
+	if (cert != NULL) {
+		sotls_cert_ref(cert);
+		hs->cb_cert = cert;
+	}
+	hs->select = SELECT_ANSWERED;
+	return 0;
+}
+
 static int select_cert(mbedtls_ssl_context *ssl)
 {
 	struct sotls_hs *hs = mbedtls_ssl_get_user_data_p(ssl);
 	const struct sotls_config *cfg = hs->cfg;
+	if (cfg->select_cb != NULL && hs->cb_cert != NULL) {
+		/* The selection callback's chain (sotls_cert_select_ask). */
+		int rc = offer(hs, hs->cb_cert);
+		if (rc == 0 && hs->sni_present)
+			hs->sni_ack = SNI_ACK_PENDING;
+		return rc;
+	}
 	if (hs->sni_present) {
 		size_t found = 0;
-		int rc = cfg->sni_cb != NULL ? ask_callback(hs) : 0;
+		int rc = cfg->sni_cb != NULL && cfg->select_cb == NULL ? ask_callback(hs) : 0;
 		if (rc == 1)
 			found = 1;
 		else if (rc == 0)
@@ -169,6 +213,19 @@ SOTLS_API int sotls_config_set_sni_policy(struct sotls_config *cfg, enum sotls_s
 	    (policy != SOTLS_SNI_DEFAULT_CERT && policy != SOTLS_SNI_REFUSE_UNKNOWN))
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->sni_policy = policy;
+	return 0;
+}
+
+SOTLS_API int sotls_config_set_cert_select(struct sotls_config *cfg, sotls_cert_select_cb cb,
+					   void *arg)
+{
+	int rc = sotls_config_writable(cfg);
+	if (rc != 0)
+		return rc;
+	if (cfg->role != SOTLS_ROLE_SERVER)
+		return SOTLS_ERR_INVALID_ARGUMENT;
+	cfg->select_cb = cb;
+	cfg->select_cb_arg = cb != NULL ? arg : NULL;
 	return 0;
 }
 

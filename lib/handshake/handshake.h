@@ -113,6 +113,8 @@ struct sotls_config {
 	enum sotls_sni_policy sni_policy;
 	sotls_sni_cb sni_cb;
 	void *sni_cb_arg;
+	sotls_cert_select_cb select_cb;
+	void *select_cb_arg;
 
 	/* Revocation, key passwords and the verify callback (keys.c,
 	 * verify.c). */
@@ -288,6 +290,8 @@ int sotls_hs_new(struct sotls_hs **out, struct sotls_config *cfg, struct sotls_c
  * none), and n of them taken.
  */
 uint8_t *sotls_hs_in_space(struct sotls_hs *hs, size_t *cap);
+/* The answer to a pending certificate selection (sotls_conn_set_cert). */
+int sotls_hs_set_cert(struct sotls_hs *hs, struct sotls_cert *cert);
 int sotls_hs_in_added(struct sotls_hs *hs, size_t n);
 const uint8_t *sotls_hs_out(const struct sotls_hs *hs, size_t *len);
 int sotls_hs_out_taken(struct sotls_hs *hs, size_t n);

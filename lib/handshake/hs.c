@@ -266,7 +266,7 @@ int sotls_hs_step(struct sotls_hs *hs, struct sotls_hs_result *res, char *detail
 			return SOTLS_WANT_WRITE;
 	}
 	if (mrc == MBEDTLS_ERR_SSL_WANT_READ)
-		return SOTLS_WANT_READ;
+		return hs->select == SELECT_PENDING ? SOTLS_WANT_CERTIFICATE : SOTLS_WANT_READ;
 	if (mrc == MBEDTLS_ERR_SSL_WANT_WRITE)
 		return SOTLS_WANT_WRITE;
 	if (mrc == MBEDTLS_ERR_SSL_ASYNC_IN_PROGRESS)

@@ -150,6 +150,12 @@ struct sotls_hs {
 	/* Server: the certificate (cert_select.c) and the acknowledgement of
 	 * the name that chose it (sni_ack.c). */
 	struct sotls_cert *cb_cert; /* our reference to the SNI callback's chain */
+	/* The selection callback (sotls_config_set_cert_select): not asked yet,
+	 * pending (the ClientHello waits, held below), or answered (cb_cert, or
+	 * NULL for the configured certificates). */
+	enum { SELECT_NONE, SELECT_PENDING, SELECT_ANSWERED, SELECT_DONE } select;
+	const uint8_t *held_shown;
+	size_t held_shown_len, held_len;
 	/* A private-key method's signature (private_key.c): what it signs,
 	 * kept for the check with the public key, and its answer. */
 	struct sotls_pk_op *pk_op;
@@ -224,6 +230,11 @@ int sotls_hs_fail(struct sotls_hs *hs, int err, int alert, const char *fmt, ...)
  * *shown_len are the ClientHello mbedTLS is to see: msg itself, or one
  * rewritten for it (see real_hello).
  */
+/* Server, the ClientHello checked: asks the certificate selection callback,
+ * once. 0 (go on), 1 (pending: hold the ClientHello), or the sotls_hs_fail
+ * code (refused). */
+int sotls_cert_select_ask(struct sotls_hs *hs);
+
 int sotls_hs_check_client_hello(struct sotls_hs *hs, const uint8_t *msg, size_t len,
 				const uint8_t **shown, size_t *shown_len);
 int sotls_hs_check_server_hello(struct sotls_hs *hs, const uint8_t *msg, size_t len);

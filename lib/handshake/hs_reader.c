@@ -525,6 +525,15 @@ static int serve(struct sotls_hs *hs, uint8_t type, const uint8_t *body, size_t 
 static int serve_message(struct sotls_hs *hs)
 {
 	struct sotls_hs_reader *rd = &hs->rd;
+	/* The ClientHello waits for the certificate selection (cert_select.c):
+	 * nothing is read meanwhile, and once answered it goes on as checked. */
+	if (hs->select == SELECT_PENDING)
+		return MBEDTLS_ERR_SSL_WANT_READ;
+	if (hs->select == SELECT_ANSWERED) {
+		hs->select = SELECT_DONE;
+		rd->consume = hs->held_len;
+		return serve(hs, SOTLS_CT_HANDSHAKE, hs->held_shown, hs->held_shown_len);
+	}
 	if (rd->msg_len < 4)
 		return 0;
 	size_t mlen = 4 + ((size_t)rd->msg[1] << 16 | (size_t)rd->msg[2] << 8 | rd->msg[3]);
@@ -563,6 +572,17 @@ static int serve_message(struct sotls_hs *hs)
 							"mbedTLS would parse (at most %u)"
 						      : "handshake message of %zu bytes (%zu; at most %u)",
 				     mlen, shown_len, SOTLS_HS_MAX_MBED_MESSAGE);
+	if (hs->server && type == SOTLS_HS_CLIENT_HELLO) {
+		rc = sotls_cert_select_ask(hs);
+		if (rc == 1) {
+			hs->held_shown = shown;
+			hs->held_shown_len = shown_len;
+			hs->held_len = mlen;
+			return MBEDTLS_ERR_SSL_WANT_READ;
+		}
+		if (rc != 0)
+			return rc;
+	}
 	rd->consume = mlen;
 	return serve(hs, SOTLS_CT_HANDSHAKE, shown, shown_len);
 }

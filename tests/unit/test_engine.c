@@ -12,6 +12,10 @@
  *  - a server whose key is elsewhere (sotls_cert_new_external), the
  *    signature pending for some rounds: the engine says so
  *    (SOTLS_ENGINE_PRIVATE_KEY) and goes on once it completes;
+ *  - certificate selection per connection (sotls_config_set_cert_select):
+ *    the callback gets the connection (and its user pointer), answers at
+ *    once or later (SOTLS_WANT_CERTIFICATE until sotls_conn_set_cert, with
+ *    nothing read meanwhile), or refuses the name (unrecognized_name);
  *  - the kTLS handoff: two engines attached to a socketpair go on over it
  *    (this host has no kTLS: both directions stay in userspace, with the
  *    reason), and the traffic keys one side exports are the other's;
@@ -394,6 +398,101 @@ static void test_pending_private_key(void **state)
 	}
 }
 
+/* The selection callback's instructions and what it saw. */
+struct selector {
+	int answer; /* 0: give `cert` now, SOTLS_CERT_PENDING, or -1: refuse */
+	struct sotls_cert *cert;
+	int calls;
+	struct sotls_conn *seen;
+	void *seen_user;
+	char name[64];
+};
+
+static int select_cb(struct sotls_conn *c, void *arg, const char *server_name,
+		     struct sotls_cert **cert)
+{
+	struct selector *sel = arg;
+	sel->calls++;
+	sel->seen = c;
+	sel->seen_user = sotls_conn_user(c);
+	snprintf(sel->name, sizeof(sel->name), "%s", server_name);
+	*cert = sel->answer == 0 ? sel->cert : NULL;
+	return sel->answer;
+}
+
+static void test_cert_select(void **state)
+{
+	(void)state;
+	struct sotls_cert *rsa_cert;
+	assert_int_equal(sotls_cert_new_mem(g_rsa_cert, strlen(g_rsa_cert) + 1, g_rsa_key,
+					    strlen(g_rsa_key) + 1, &rsa_cert),
+			 0);
+	/* The configuration has the ECDSA certificate; the callback hands out
+	 * the RSA one, which is the only one the client trusts. */
+	for (int mode = 0; mode < 3; mode++) {
+		struct selector sel = {.answer = mode == 1 ? SOTLS_CERT_PENDING : mode == 2 ? -1 : 0,
+				       .cert = rsa_cert};
+		struct sotls_config *scfg = server_cfg(false, NULL);
+		assert_int_equal(sotls_config_set_cert_select(scfg, select_cb, &sel), 0);
+		struct sotls_config *ccfg = client_cfg(true, true);
+		for (size_t k = 0; k < sizeof(CHUNKS) / sizeof(CHUNKS[0]); k += 2) {
+			struct run r;
+			run_open(&r, ccfg, scfg, CHUNKS[k], k);
+			sotls_conn_set_user(r.s, &sel);
+			sel.calls = 0;
+			int crc = SOTLS_WANT_READ, src = SOTLS_WANT_READ;
+			bool saw_wait = false;
+			for (int round = 0;; round++) {
+				assert_true(round < 100000);
+				if (waiting(crc))
+					crc = sotls_handshake(r.c);
+				if (waiting(src) || src == SOTLS_WANT_CERTIFICATE)
+					src = sotls_handshake(r.s);
+				if (src == SOTLS_WANT_CERTIFICATE) {
+					/* Nothing is taken meanwhile; then the answer. */
+					size_t cap;
+					assert_null(sotls_engine_recv_buf(r.s, &cap));
+					assert_true(sotls_engine_state(r.s) &
+						    SOTLS_ENGINE_CERTIFICATE);
+					if (saw_wait)
+						assert_int_equal(
+							sotls_conn_set_cert(r.s, rsa_cert), 0);
+					saw_wait = true;
+				}
+				if (move_both(&r) == 0 && !waiting(crc) &&
+				    !(waiting(src) || src == SOTLS_WANT_CERTIFICATE))
+					break;
+			}
+			assert_int_equal(sel.calls, 1);
+			assert_ptr_equal(sel.seen, r.s);
+			assert_ptr_equal(sel.seen_user, &sel);
+			assert_string_equal(sel.name, "localhost");
+			if (mode == 2) {
+				/* RFC 6066 §3: unrecognized_name (112), fatal. */
+				assert_int_equal(src, SOTLS_ERR_UNRECOGNIZED_NAME);
+				assert_int_equal(crc, SOTLS_ERR_PEER_ALERT);
+				struct sotls_info ci = {.size = sizeof(ci)};
+				assert_int_equal(sotls_get_info(r.c, &ci), 0);
+				assert_int_equal(ci.peer_alert, 112);
+			} else {
+				assert_int_equal(crc, 0);
+				assert_int_equal(src, 0);
+				assert_int_equal(saw_wait, mode == 1);
+				struct sotls_info si = {.size = sizeof(si)};
+				assert_int_equal(sotls_get_info(r.s, &si), 0);
+				assert_int_equal(si.cert_index, SOTLS_CERT_INDEX_CALLBACK);
+				assert_int_equal(sotls_conn_set_cert(r.s, rsa_cert),
+						 SOTLS_ERR_BAD_STATE);
+				echo(&r, 2000);
+			}
+			run_close(&r);
+		}
+		sotls_config_free(ccfg);
+		sotls_config_free(scfg);
+	}
+	sotls_cert_free(rsa_cert);
+}
+
 /* sotls_pending: what a short read leaves inside sotls (SSL_pending). */
 static void test_pending(void **state)
 {
@@ -576,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_every_suite_session_id),
 		cmocka_unit_test(test_random_splits),
 		cmocka_unit_test(test_pending_private_key),
+		cmocka_unit_test(test_cert_select),
 		cmocka_unit_test(test_pending),
 		cmocka_unit_test(test_failure_alert_reaches_peer),
 		cmocka_unit_test(test_attach_fd_and_keys),
