@@ -6,6 +6,9 @@
  * With --ktls other than off, each connection is handed to its socket right
  * after the handshake (sotls_engine_attach_fd: kTLS where the kernel takes
  * the cipher), and the same loop goes on with the socket's sotls calls.
+ * With --select-cert CHAIN KEY, the certificate is chosen per connection
+ * and answered a loop turn later, as a remote store would
+ * (sotls_config_set_cert_select).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,11 +24,14 @@
 #include "server_setup.h"
 #include "sotls.h"
 
-static bool g_attach; /* --ktls other than off */
+static bool g_attach;		  /* --ktls other than off */
+static struct sotls_cert *g_select; /* --select-cert */
 
 struct client {
 	int fd;
-	bool open; /* the handshake is done */
+	bool open;	/* the handshake is done */
+	bool awaiting;	/* its certificate selection is pending */
+	struct client *next_waiting;
 	struct sotls_conn *c;
 	uint8_t buf[16384]; /* plaintext received, echoed from off to len */
 	size_t len, off;
@@ -61,6 +67,21 @@ static int fill_in(struct client *cl)
 	return errno == EAGAIN || errno == EINTR ? 0 : -1;
 }
 
+/* The selection callback: pending, answered on the next loop turn. */
+static struct client *g_waiting;
+
+static int select_later(struct sotls_conn *c, void *arg, const char *name, struct sotls_cert **cert)
+{
+	(void)arg;
+	(void)name;
+	(void)cert;
+	struct client *cl = sotls_conn_user(c);
+	cl->awaiting = true;
+	cl->next_waiting = g_waiting;
+	g_waiting = cl;
+	return SOTLS_CERT_PENDING;
+}
+
 /* Runs a client until it waits for its socket. false: close it. */
 static bool pump(struct client *cl)
 {
@@ -87,6 +108,8 @@ static bool pump(struct client *cl)
 		}
 		if (!flush_out(cl))
 			return false;
+		if (r == SOTLS_WANT_CERTIFICATE)
+			return true; /* answered after this turn's events */
 		size_t left;
 		sotls_engine_send_buf(cl->c, &left);
 		if (r == 0 || (r < 0 && r != SOTLS_WANT_READ && r != SOTLS_WANT_WRITE)) {
@@ -108,19 +131,35 @@ static bool pump(struct client *cl)
 	}
 }
 
+static void drop(struct client *cl)
+{
+	for (struct client **p = &g_waiting; cl->awaiting && *p != NULL; p = &(*p)->next_waiting)
+		if (*p == cl) {
+			*p = cl->next_waiting;
+			break;
+		}
+	close(cl->fd); /* also leaves the epoll set */
+	sotls_conn_free(cl->c);
+	free(cl);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sotls-engine-echo-server [--port N] [--port-file FILE] "
 		   "[--cert PEM --key PEM] [--cipher LIST] [--ktls MODE]\n"
+		   "       [--select-cert CHAIN KEY]\n"
 		   "  An epoll echo server that owns its sockets and drives the sotls engine.\n"
 		   "  Without --cert/--key it makes a self-signed certificate for localhost.\n"
 		   "  --ktls other than off (the default here) hands each connection to its\n"
-		   "  socket after the handshake, kTLS where the kernel takes the cipher.\n");
+		   "  socket after the handshake, kTLS where the kernel takes the cipher.\n"
+		   "  --select-cert CHAIN KEY: each connection's certificate is chosen later\n"
+		   "  (on the next loop turn), as from a remote store: that one.\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *cert = NULL, *key = NULL, *port_file = NULL, *cipher = NULL;
+	const char *select_chain = NULL, *select_key = NULL;
 	enum sotls_ktls_policy ktls = SOTLS_KTLS_OFF;
 	long long port_arg = 4433;
 	int port, opt;
@@ -128,6 +167,7 @@ int main(int argc, char **argv)
 		{"port", required_argument, NULL, 'p'}, {"port-file", required_argument, NULL, 'f'},
 		{"cert", required_argument, NULL, 'c'}, {"key", required_argument, NULL, 'k'},
 		{"cipher", required_argument, NULL, 's'}, {"ktls", required_argument, NULL, 't'},
+		{"select-cert", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},	{NULL, 0, NULL, 0}};
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -139,6 +179,14 @@ int main(int argc, char **argv)
 		case 'c': cert = optarg; break;
 		case 'k': key = optarg; break;
 		case 's': cipher = optarg; break;
+		case 'S':
+			if (optind >= argc) {
+				fputs("--select-cert CHAIN KEY\n", stderr);
+				return 2;
+			}
+			select_chain = optarg;
+			select_key = argv[optind++];
+			break;
 		case 't':
 			if (parse_ktls_policy(optarg, &ktls) != 0) {
 				fputs(KTLS_FLAG_ERROR, stderr);
@@ -157,6 +205,9 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		rc = sotls_config_set_ktls(cfg, ktls);
 	g_attach = ktls != SOTLS_KTLS_OFF;
+	if (rc == 0 && select_chain != NULL &&
+	    (rc = sotls_cert_new_file(select_chain, select_key, &g_select)) == 0)
+		rc = sotls_config_set_cert_select(cfg, select_later, NULL);
 	if (rc != 0) {
 		print_config_error("configuration", cfg, rc);
 		return 1;
@@ -184,17 +235,23 @@ int main(int argc, char **argv)
 						continue;
 					}
 					cl->fd = fd;
+					sotls_conn_set_user(cl->c, cl);
 					ev = (struct epoll_event){.events = EPOLLIN | EPOLLOUT | EPOLLET,
 								  .data.ptr = cl};
 					epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev);
 				}
 				continue;
 			}
-			if (!pump(cl)) {
-				close(cl->fd); /* also leaves the epoll set */
-				sotls_conn_free(cl->c);
-				free(cl);
-			}
+			if (!pump(cl))
+				drop(cl);
+		}
+		/* The remote store answers: this turn's pending selections. */
+		while (g_waiting != NULL) {
+			struct client *cl = g_waiting;
+			g_waiting = cl->next_waiting;
+			cl->awaiting = false;
+			if (sotls_conn_set_cert(cl->c, g_select) != 0 || !pump(cl))
+				drop(cl);
 		}
 	}
 }

@@ -11,6 +11,10 @@ s_client-aria: openssl s_client with ECDHE-ECDSA-ARIA128-GCM-SHA256 only
     sends a line and gets it back, the suite is the ARIA one.
 bad-client: a client that sends garbage instead of a ClientHello gets a fatal
     alert from the server, and the server goes on serving the next client.
+async-cert: the server answers each certificate selection a loop turn later
+    (--select-cert); 5 Python clients at once that trust only the certificate
+    made here for localhost (not the server's default one) verify the chain
+    and the name, and echo.
 """
 import argparse
 import os
@@ -25,12 +29,25 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 from interop import Fail, check  # noqa: E402
 
 
+def selected_cert(workdir):
+    """A certificate for localhost that only the selection callback serves."""
+    chain, key = os.path.join(workdir, 'selected.pem'), os.path.join(workdir, 'selected.key')
+    subprocess.run(['openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt',
+                    'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', '/CN=localhost',
+                    '-addext', 'subjectAltName=DNS:localhost', '-keyout', key, '-out', chain],
+                   check=True, capture_output=True)
+    return chain, key
+
+
 def start(a):
     os.makedirs(a.workdir, exist_ok=True)
     pf = os.path.join(a.workdir, 'port')
     if os.path.exists(pf):
         os.unlink(pf)
-    srv = subprocess.Popen([a.server, '--port', '0', '--port-file', pf],
+    extra = []
+    if a.case == 'async-cert':
+        extra = ['--select-cert', *selected_cert(a.workdir)]
+    srv = subprocess.Popen([a.server, '--port', '0', '--port-file', pf, *extra],
                            stderr=subprocess.PIPE, text=True)
     for _ in range(200):
         if os.path.exists(pf):
@@ -48,11 +65,11 @@ def ctx():
     return c
 
 
-def python_echo(port, seed, errors):
+def python_echo(port, seed, errors, context=None):
     try:
         data = bytes((i * 7 + seed) & 0xff for i in range(200 * 1024))
         with socket.create_connection(('127.0.0.1', port), timeout=30) as raw:
-            s = ctx().wrap_socket(raw, server_hostname='localhost')
+            s = (context or ctx()).wrap_socket(raw, server_hostname='localhost')
             got = bytearray()
             off, step = 0, 1
             while off < len(data):
@@ -68,9 +85,10 @@ def python_echo(port, seed, errors):
         errors.append('%s: %r' % (seed, e))
 
 
-def case_python_echo(a, port):
+def case_python_echo(a, port, clients=20, context=None):
     errors = []
-    ts = [threading.Thread(target=python_echo, args=(port, i, errors)) for i in range(20)]
+    ts = [threading.Thread(target=python_echo, args=(port, i, errors, context))
+          for i in range(clients)]
     for t in ts:
         t.start()
     for t in ts:
@@ -117,8 +135,15 @@ def case_python_echo_one(port):
     check(not errors, 'the next client failed: %s' % errors)
 
 
+def case_async_cert(a, port):
+    c = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # verifies chain and name
+    c.maximum_version = ssl.TLSVersion.TLSv1_2
+    c.load_verify_locations(os.path.join(a.workdir, 'selected.pem'))
+    case_python_echo(a, port, clients=5, context=c)
+
+
 CASES = {'python-echo': case_python_echo, 's_client-aria': case_s_client_aria,
-         'bad-client': case_bad_client}
+         'bad-client': case_bad_client, 'async-cert': case_async_cert}
 
 
 def main():
