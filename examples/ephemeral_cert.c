@@ -6,6 +6,8 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "sotls.h"
+
 #include <mbedtls/bignum.h>
 #include <mbedtls/ecp.h>
 #include <mbedtls/error.h>
@@ -81,4 +83,21 @@ int ephemeral_cert(const char *cn, char *cert_pem, size_t cert_size, char *key_p
 	mbedtls_x509write_crt_free(&crt);
 	mbedtls_pk_free(&key);
 	return rc == 0 ? 0 : -1;
+}
+
+struct sotls_config *ephemeral_server_config(const char *cn)
+{
+	static char cert[4096], key[4096];
+	struct sotls_config *cfg = NULL;
+	if (ephemeral_cert(cn, cert, sizeof(cert), key, sizeof(key)) == 0 &&
+	    (cfg = sotls_config_new(SOTLS_ROLE_SERVER)) != NULL) {
+		int rc = sotls_config_set_cert_mem(cfg, cert, strlen(cert) + 1, key,
+						   strlen(key) + 1);
+		if (rc != 0) {
+			fprintf(stderr, "ephemeral certificate: %s\n", sotls_strerror(rc));
+			sotls_config_free(cfg);
+			cfg = NULL;
+		}
+	}
+	return cfg;
 }

@@ -10,6 +10,10 @@
 int ephemeral_cert(const char *cn, char *cert_pem, size_t cert_size, char *key_pem,
 		   size_t key_size);
 
+/* A new server configuration that serves a fresh ephemeral certificate for
+ * cn. NULL (with a message on stderr) if either fails. */
+struct sotls_config *ephemeral_server_config(const char *cn);
+
 /* The RNG callback (f_rng) this uses for mbedTLS, for others that need one:
  * fills out with len bytes of getrandom(2). Returns 0, or -1. */
 int ephemeral_cert_random(void *ctx, unsigned char *out, size_t len);

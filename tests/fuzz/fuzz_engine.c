@@ -19,12 +19,7 @@ static struct sotls_config *g_cfg;
 
 static void setup(void)
 {
-	static char cert[4096], key[4096];
-	if (ephemeral_cert("localhost", cert, sizeof(cert), key, sizeof(key)) != 0)
-		abort();
-	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	if (g_cfg == NULL ||
-	    sotls_config_set_cert_mem(g_cfg, cert, strlen(cert) + 1, key, strlen(key) + 1) != 0)
+	if ((g_cfg = ephemeral_server_config("localhost")) == NULL)
 		abort();
 }
 

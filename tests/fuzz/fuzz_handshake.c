@@ -76,12 +76,7 @@ static void make_session(void)
 static void setup(void)
 {
 #ifdef FUZZ_SERVER
-	static char cert[4096], key[4096];
-	if (ephemeral_cert("localhost", cert, sizeof(cert), key, sizeof(key)) != 0)
-		abort();
-	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	if (g_cfg == NULL ||
-	    sotls_config_set_cert_mem(g_cfg, cert, strlen(cert) + 1, key, strlen(key) + 1) != 0)
+	if ((g_cfg = ephemeral_server_config("localhost")) == NULL)
 		abort();
 #else
 	g_cfg = sotls_config_new(SOTLS_ROLE_CLIENT);

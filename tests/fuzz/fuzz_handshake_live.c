@@ -260,14 +260,9 @@ static struct sotls_config *g_server, *g_client;
 
 static void setup(void)
 {
-	static char cert[4096], key[4096];
-	if (ephemeral_cert("localhost", cert, sizeof(cert), key, sizeof(key)) != 0)
-		abort();
-	g_server = sotls_config_new(SOTLS_ROLE_SERVER);
+	g_server = ephemeral_server_config("localhost");
 	g_client = sotls_config_new(SOTLS_ROLE_CLIENT);
 	if (g_server == NULL || g_client == NULL ||
-	    sotls_config_set_cert_mem(g_server, cert, strlen(cert) + 1, key, strlen(key) + 1) !=
-		    0 ||
 	    sotls_config_set_verify(g_client, SOTLS_VERIFY_NONE) != 0)
 		abort();
 	sotls_hs_set_test_rng(test_rng, NULL);

@@ -144,6 +144,18 @@ static void fill_pattern(uint8_t *p, size_t n, unsigned seed)
 		p[i] = (uint8_t)(i * 31 + seed + (i >> 8));
 }
 
+/* One send or recv of the echo: n bytes move *pos on, or the engine waits
+ * for exactly what the pipes have not yet given it. */
+static bool advanced(ssize_t n, size_t *pos, ssize_t waiting)
+{
+	if (n > 0) {
+		*pos += (size_t)n;
+		return true;
+	}
+	assert_int_equal(n, waiting);
+	return false;
+}
+
 /* The client sends total bytes, the server echoes them as they come, the
  * client reads them back; through the pipes in the run's chunks. */
 static void echo(struct run *r, size_t total)
@@ -155,36 +167,16 @@ static void echo(struct run *r, size_t total)
 	for (int round = 0; cr < total; round++) {
 		assert_true(round < 1000000);
 		bool acted = false;
-		if (cs < total) {
-			ssize_t n = sotls_send(r->c, data + cs, total - cs);
-			if (n > 0) {
-				cs += (size_t)n;
-				acted = true;
-			} else
-				assert_int_equal(n, SOTLS_WANT_WRITE);
-		}
-		if (sr < total) {
-			ssize_t n = sotls_recv(r->s, sbuf + sr, total - sr);
-			if (n > 0) {
-				sr += (size_t)n;
-				acted = true;
-			} else
-				assert_int_equal(n, SOTLS_WANT_READ);
-		}
-		if (ss < sr) {
-			ssize_t n = sotls_send(r->s, sbuf + ss, sr - ss);
-			if (n > 0) {
-				ss += (size_t)n;
-				acted = true;
-			} else
-				assert_int_equal(n, SOTLS_WANT_WRITE);
-		}
-		ssize_t n = sotls_recv(r->c, cbuf + cr, total - cr);
-		if (n > 0) {
-			cr += (size_t)n;
-			acted = true;
-		} else
-			assert_int_equal(n, SOTLS_WANT_READ);
+		if (cs < total)
+			acted |= advanced(sotls_send(r->c, data + cs, total - cs), &cs,
+					  SOTLS_WANT_WRITE);
+		if (sr < total)
+			acted |= advanced(sotls_recv(r->s, sbuf + sr, total - sr), &sr,
+					  SOTLS_WANT_READ);
+		if (ss < sr)
+			acted |= advanced(sotls_send(r->s, sbuf + ss, sr - ss), &ss,
+					  SOTLS_WANT_WRITE);
+		acted |= advanced(sotls_recv(r->c, cbuf + cr, total - cr), &cr, SOTLS_WANT_READ);
 		if (move_both(r) == 0 && !acted)
 			fail_msg("echo stuck at %zu/%zu/%zu/%zu", cs, sr, ss, cr);
 	}
