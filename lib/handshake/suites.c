@@ -2,6 +2,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "ciphers.h"
 #include "handshake.h"
 
 /*
@@ -68,19 +69,13 @@ static void add_id(int ids[SOTLS_MAX_SUITES + 1], size_t *n, int id)
 /* Adds the suites one name stands for; false if it names none. */
 static bool add_name(int ids[SOTLS_MAX_SUITES + 1], size_t *n, const char *name, size_t len)
 {
-	static const struct {
-		const char *name;
-		enum sotls_aead_alg alg;
-	} GROUPS[] = {
-		{"ARIA-128-GCM", SOTLS_AEAD_ARIA_128_GCM},
-		{"ARIA-256-GCM", SOTLS_AEAD_ARIA_256_GCM},
-		{"AES-128-GCM", SOTLS_AEAD_AES_128_GCM},
-		{"AES-256-GCM", SOTLS_AEAD_AES_256_GCM},
-	};
-	for (size_t g = 0; g < sizeof(GROUPS) / sizeof(GROUPS[0]); g++) {
-		if (strlen(GROUPS[g].name) == len && strncasecmp(GROUPS[g].name, name, len) == 0) {
+#define ALG(alg, ...) alg,
+	static const enum sotls_aead_alg ALGS[] = {SOTLS_CIPHERS(ALG)};
+	for (size_t g = 0; g < sizeof(ALGS) / sizeof(ALGS[0]); g++) {
+		const char *group = sotls_aead_alg_name(ALGS[g]);
+		if (strlen(group) == len && strncasecmp(group, name, len) == 0) {
 			for (size_t i = 0; i < NSUITES; i++)
-				if (SUITES[i].alg == GROUPS[g].alg)
+				if (SUITES[i].alg == ALGS[g])
 					add_id(ids, n, SUITES[i].id);
 			return true;
 		}

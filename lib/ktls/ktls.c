@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "ciphers.h"
 #include "sotls.h"
 #include "util.h"
 
@@ -117,10 +118,10 @@ _Static_assert(sizeof(struct tls12_crypto_info_aes_gcm_256) == 4 + 8 + 32 + 4 + 
 	       "tls12_crypto_info_aes_gcm_256 layout");
 
 /*
- * One row per cipher. Adding one (AES-GCM, say) is one KTLS_CIPHER line with
- * its enum sotls_aead_alg, TLS_CIPHER_* constant, the kernel crypto API name,
- * the Linux release whose TLS first knew it, and its tls12_crypto_info_* struct.
- * Every such struct is {info, iv[8], key[N], salt[4], rec_seq[8]}.
+ * The kernel's side of each row of SOTLS_CIPHERS (proto/ciphers.h): where
+ * the parts of its tls12_crypto_info_* struct sit, and what to say when the
+ * kernel refuses it. Every such struct is {info, iv[8], key[N], salt[4],
+ * rec_seq[8]}.
  */
 struct ktls_cipher {
 	enum sotls_aead_alg alg;
@@ -147,37 +148,24 @@ struct ktls_cipher {
 		.seq_len = sizeof(((struct st *)0)->rec_seq),                                 \
 	}
 
-static const struct ktls_cipher ktls_ciphers[] = {
-	KTLS_CIPHER(SOTLS_AEAD_ARIA_128_GCM, TLS_CIPHER_ARIA_GCM_128, "gcm(aria)", "6.1",
-		    tls12_crypto_info_aria_gcm_128),
-	KTLS_CIPHER(SOTLS_AEAD_ARIA_256_GCM, TLS_CIPHER_ARIA_GCM_256, "gcm(aria)", "6.1",
-		    tls12_crypto_info_aria_gcm_256),
-	KTLS_CIPHER(SOTLS_AEAD_AES_128_GCM, TLS_CIPHER_AES_GCM_128, "gcm(aes)", "4.13",
-		    tls12_crypto_info_aes_gcm_128),
-	KTLS_CIPHER(SOTLS_AEAD_AES_256_GCM, TLS_CIPHER_AES_GCM_256, "gcm(aes)", "5.1",
-		    tls12_crypto_info_aes_gcm_256),
-};
+#define KTLS_ROW(alg, key_bytes, type, kname, since, st) KTLS_CIPHER(alg, type, kname, since, st),
+static const struct ktls_cipher ktls_ciphers[] = {SOTLS_CIPHERS(KTLS_ROW)};
 
 /* The kernel's layouts agree with the record format sotls uses (tls12.h):
  * a salt of SOTLS_REC_SALT bytes, an explicit nonce (the kernel's "iv") of
  * SOTLS_REC_EXPLICIT_NONCE, an 8-byte sequence number, 16/32-byte keys. */
-#define KTLS_LAYOUT_CHECK(st, key_bytes)                                                      \
+#define KTLS_LAYOUT_CHECK(alg, key_bytes, type, kname, since, st)                             \
 	_Static_assert(sizeof(((struct st *)0)->salt) == SOTLS_REC_SALT, #st " salt");          \
 	_Static_assert(sizeof(((struct st *)0)->iv) == SOTLS_REC_EXPLICIT_NONCE, #st " iv");    \
 	_Static_assert(sizeof(((struct st *)0)->rec_seq) == 8, #st " rec_seq");                 \
-	_Static_assert(sizeof(((struct st *)0)->key) == (key_bytes), #st " key")
-KTLS_LAYOUT_CHECK(tls12_crypto_info_aria_gcm_128, 16);
-KTLS_LAYOUT_CHECK(tls12_crypto_info_aria_gcm_256, 32);
-KTLS_LAYOUT_CHECK(tls12_crypto_info_aes_gcm_128, 16);
-KTLS_LAYOUT_CHECK(tls12_crypto_info_aes_gcm_256, 32);
+	_Static_assert(sizeof(((struct st *)0)->key) == (key_bytes), #st " key");
+SOTLS_CIPHERS(KTLS_LAYOUT_CHECK)
 
 /* Room for the largest crypto_info of the table. */
 union ktls_crypto_info_buf {
+#define KTLS_MEMBER(alg, key_bytes, type, kname, since, st) struct st st;
 	struct tls_crypto_info info;
-	struct tls12_crypto_info_aria_gcm_128 aria128;
-	struct tls12_crypto_info_aria_gcm_256 aria256;
-	struct tls12_crypto_info_aes_gcm_128 aes128;
-	struct tls12_crypto_info_aes_gcm_256 aes256;
+	SOTLS_CIPHERS(KTLS_MEMBER)
 	unsigned char bytes[64];
 };
 
