@@ -100,10 +100,12 @@ struct sotls_config {
 	uint64_t key_usage_limit;
 
 	/* ALPN (alpn.c): the protocols, most preferred first, NULL-terminated
-	 * (mbedTLS's form, for a client); a server's policy and callback. */
+	 * (mbedTLS's form, for a client); a server's policy and callback, of
+	 * one form or the other (at most one of the two is set). */
 	char **alpn;
 	enum sotls_alpn_policy alpn_policy;
 	sotls_alpn_select_cb alpn_cb;
+	sotls_alpn_select_conn_cb alpn_conn_cb;
 	void *alpn_cb_arg;
 
 	/* Own certificates (certs.c), index 0 the default; how a server picks
