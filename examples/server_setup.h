@@ -1,6 +1,6 @@
 /* What the example servers share to get going: the server certificate
- * (--cert/--key, or an ephemeral one), --ktls, the listening socket,
- * --port-file, and accepting a client. */
+ * (--cert/--key, or an ephemeral one), the library's log on stderr, --ktls,
+ * the listening socket, --port-file, and accepting a client. */
 #ifndef SOTLS_EXAMPLES_SERVER_SETUP_H
 #define SOTLS_EXAMPLES_SERVER_SETUP_H
 
@@ -19,6 +19,12 @@
  * or SERVER_CERT_EPHEMERAL_FAILED. */
 int server_cert_setup(struct sotls_config *cfg, const char *cert, const char *key, bool verbose,
 		      const char *client_hint);
+
+/* What the library decides on its own (kTLS fallbacks, peers cut off, a
+ * ticket key file that fails to re-read; sotls_config_set_log), one line
+ * each on stderr: "sotls <event>: <line>". Returns 0, or the setter's
+ * error (said on stderr). */
+int server_log_setup(struct sotls_config *cfg);
 
 /* Prints "what: <sotls_strerror(rc)>: <sotls_config_error_detail(cfg)>" on
  * stderr, the detail only where the library left one (which file, why). */

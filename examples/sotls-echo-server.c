@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	if (g_cfg == NULL || keylog_from_env(g_cfg) != 0)
+	if (g_cfg == NULL || keylog_from_env(g_cfg) != 0 || server_log_setup(g_cfg) != 0)
 		return 1;
 	int rc = server_cert_setup(g_cfg, cert, key, g_verbose, "--insecure");
 	if (rc == SERVER_CERT_EPHEMERAL_FAILED)

@@ -199,7 +199,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	int rc = cfg == NULL ? SOTLS_ERR_OUT_OF_MEMORY : server_cert_setup(cfg, cert, key, false, "");
+	int rc = cfg == NULL ? SOTLS_ERR_OUT_OF_MEMORY : server_log_setup(cfg);
+	if (rc == 0)
+		rc = server_cert_setup(cfg, cert, key, false, "");
 	if (rc == 0 && cipher != NULL)
 		rc = sotls_config_set_suites(cfg, cipher);
 	if (rc == 0)

@@ -392,7 +392,7 @@ int main(int argc, char **argv)
 	if (ephemeral_cert("localhost", cert, sizeof(cert), key, sizeof(key)) != 0)
 		return 1;
 	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	if (g_cfg == NULL || keylog_from_env(g_cfg) != 0)
+	if (g_cfg == NULL || keylog_from_env(g_cfg) != 0 || server_log_setup(g_cfg) != 0)
 		return 1;
 	int rc = sotls_config_set_cert_mem(g_cfg, cert, strlen(cert) + 1, key, strlen(key) + 1);
 	if (rc == 0 && cipher != NULL)

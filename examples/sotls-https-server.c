@@ -381,7 +381,7 @@ static struct sotls_config *build_config(void)
 		rc = sotls_config_set_sendfile_mode(cfg, g_opt.sendfile);
 	if (rc != 0)
 		print_config_error("configuration", cfg, rc);
-	if (rc == 0 && keylog_from_env(cfg) != 0)
+	if (rc == 0 && (keylog_from_env(cfg) != 0 || server_log_setup(cfg) != 0))
 		rc = -1; /* the message is out */
 	if (rc == 0 && server_resume_apply(cfg, &g_opt.resume) != 0)
 		rc = -1; /* the message is out */

@@ -288,7 +288,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sotls-keyless-server: %s\n", sotls_strerror(rc));
 		return 1;
 	}
-	if (keylog_from_env(g_cfg) != 0)
+	if (keylog_from_env(g_cfg) != 0 || server_log_setup(g_cfg) != 0)
 		return 1;
 	int bound;
 	int ls = listen_tcp4(bind_addr, (int)port, 0, 64, &bound);
