@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "help_text.h"
+
 /* The key log file: opened once, for the life of the process. */
 static int g_fd = -1;
 
@@ -50,4 +52,13 @@ int keylog_from_env(struct sotls_config *cfg)
 	if (first)
 		fprintf(stderr, "SSLKEYLOGFILE: logging TLS secrets to %s (debugging only)\n", path);
 	return 0;
+}
+
+void keylog_env_usage(FILE *f)
+{
+	help_section(f, "ENVIRONMENT");
+	help_option(f, "SSLKEYLOGFILE",
+		    "if set, every connection's secrets are appended to this file (created mode "
+		    "0600) in the NSS key log format, for Wireshark: whoever reads it can decrypt "
+		    "the traffic, so never in production");
 }

@@ -3,6 +3,8 @@
 #ifndef SOTLS_EXAMPLES_KEYLOG_ENV_H
 #define SOTLS_EXAMPLES_KEYLOG_ENV_H
 
+#include <stdio.h>
+
 #include "sotls.h"
 
 /* If SSLKEYLOGFILE names a file, opens it (append, created 0600) and has
@@ -10,5 +12,8 @@
  * stderr; unset or empty: nothing. Returns 0, or -1 (the file cannot be
  * opened, or cfg refused; the message is on stderr). */
 int keylog_from_env(struct sotls_config *cfg);
+
+/* --help's ENVIRONMENT section, for the programs that call the above. */
+void keylog_env_usage(FILE *f);
 
 #endif

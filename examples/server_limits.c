@@ -27,11 +27,11 @@ static const struct {
 	{LIMIT_IDLE, LIMIT_OPT_IDLE, "idle-timeout", "S",
 	 "seconds a client may stay silent"},
 	{LIMIT_HEADER, LIMIT_OPT_HEADER, "header-timeout", "S",
-	 "seconds for a whole request head, from its\n" HELP_INDENT "first byte, however slowly it comes"},
+	 "seconds for a whole request head, from its first byte, however slowly it comes"},
 	{LIMIT_SEND, LIMIT_OPT_SEND, "send-timeout", "S",
-	 "seconds a client may take none of the bytes\n" HELP_INDENT "sent to it"},
+	 "seconds a client may take none of the bytes sent to it"},
 	{LIMIT_BUDGET, LIMIT_OPT_BUDGET, "event-budget", "BYTES",
-	 "bytes a connection may echo before the\n" HELP_INDENT "others get their turn"},
+	 "bytes a connection may echo before the others get their turn"},
 };
 
 static const struct server_limits k_default = SERVER_LIMITS_DEFAULT;
@@ -102,9 +102,10 @@ void server_limits_usage(FILE *f, unsigned which)
 		case LIMIT_OPT_HEADER: snprintf(def, sizeof(def), "%g", d->header_ms / 1e3); break;
 		default: snprintf(def, sizeof(def), "%g", d->send_ms / 1e3); break;
 		}
-		int w = fprintf(f, "  --%s %s", k_flags[i].flag, k_flags[i].arg);
-		fprintf(f, "%*s%s (default %s)\n", w < 20 ? 20 - w : 0, w < 20 ? "" : "\n" HELP_INDENT,
-			k_flags[i].text, def);
+		char option[64], meaning[160];
+		snprintf(option, sizeof(option), "--%s %s", k_flags[i].flag, k_flags[i].arg);
+		snprintf(meaning, sizeof(meaning), "%s (default %s)", k_flags[i].text, def);
+		help_option(f, option, meaning);
 	}
 }
 

@@ -42,21 +42,22 @@ int server_resume_option(struct server_resume *r, int opt, const char *arg)
 
 void server_resume_usage(FILE *f)
 {
-	fprintf(f,
-		"  --ticket-key-file FILE\n" HELP_INDENT
-		"session ticket keys from FILE (sotls-ticket-keys makes it),\n" HELP_INDENT
-		"re-read when it changes: give every server of a fleet the\n" HELP_INDENT
-		"same file and each resumes the others' tickets (default:\n" HELP_INDENT
-		"keys of this process alone, a new one every hour)\n"
-		"  --ticket-lifetime S\n" HELP_INDENT "seconds a ticket is valid (default 7200)\n"
-		"  --no-tickets      neither issue nor accept session tickets\n"
-		"  --session-cache N sessions the built-in cache keeps for resumption by\n" HELP_INDENT
-		"session ID (default %d; 0: none)\n"
-		"  --session-store DIR\n" HELP_INDENT
-		"keep sessions for resumption by session ID in DIR, one\n" HELP_INDENT
-		"file each, instead of the built-in cache: servers given\n" HELP_INDENT
-		"the same DIR share them (DIR: the user's own, mode 0700)\n",
-		DEFAULT_CACHE_SESSIONS);
+	char cache[160];
+	help_option(f, "--ticket-key-file FILE",
+		    "session ticket keys from FILE (sotls-ticket-keys makes it), re-read when it "
+		    "changes: give every server of a fleet the same file and each resumes the "
+		    "others' tickets (default: keys of this process alone, a new one every hour)");
+	help_option(f, "--ticket-lifetime S", "seconds a ticket is valid (default 7200)");
+	help_option(f, "--no-tickets", "neither issue nor accept session tickets");
+	snprintf(cache, sizeof(cache),
+		 "sessions the built-in cache keeps for resumption by session ID (default %d; 0: "
+		 "none)",
+		 DEFAULT_CACHE_SESSIONS);
+	help_option(f, "--session-cache N", cache);
+	help_option(f, "--session-store DIR",
+		    "keep sessions for resumption by session ID in DIR, one file each, instead of "
+		    "the built-in cache: servers given the same DIR share them (DIR: the user's "
+		    "own, mode 0700)");
 }
 
 int server_resume_setup(struct server_resume *r)

@@ -31,6 +31,37 @@ int server_cert_setup(struct sotls_config *cfg, const char *cert, const char *ke
 	return rc;
 }
 
+/* Short names for the log's events, as an operator would grep for them. */
+static const char *const LOG_EVENT_NAMES[] = {
+	[SOTLS_LOG_KTLS_FALLBACK] = "ktls-fallback",
+	[SOTLS_LOG_RECORD_FLOOD] = "record-flood",
+	[SOTLS_LOG_KEY_USAGE_LIMIT] = "key-usage-limit",
+	[SOTLS_LOG_BAD_RECORD_MAC] = "bad-record-mac",
+	[SOTLS_LOG_PEER_FAULT] = "peer-fault",
+	[SOTLS_LOG_TICKET_KEY_FILE] = "ticket-key-file",
+	[SOTLS_LOG_SESSION_CONTEXT] = "session-context",
+};
+
+static void log_to_stderr(const struct sotls_conn *c, enum sotls_log_event event,
+			  const char *line, void *arg)
+{
+	(void)c;
+	(void)arg;
+	size_t n = sizeof(LOG_EVENT_NAMES) / sizeof(LOG_EVENT_NAMES[0]);
+	const char *name = (size_t)event < n && LOG_EVENT_NAMES[event] != NULL
+				   ? LOG_EVENT_NAMES[event]
+				   : "event";
+	fprintf(stderr, "sotls %s: %s\n", name, line);
+}
+
+int server_log_setup(struct sotls_config *cfg)
+{
+	int rc = sotls_config_set_log(cfg, log_to_stderr, NULL);
+	if (rc != 0)
+		fprintf(stderr, "log callback: %s\n", sotls_strerror(rc));
+	return rc;
+}
+
 void print_config_error(const char *what, const struct sotls_config *cfg, int rc)
 {
 	const char *detail = sotls_config_error_detail(cfg);

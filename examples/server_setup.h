@@ -1,6 +1,6 @@
 /* What the example servers share to get going: the server certificate
- * (--cert/--key, or an ephemeral one), --ktls, the listening socket,
- * --port-file, and accepting a client. */
+ * (--cert/--key, or an ephemeral one), the library's log on stderr, --ktls,
+ * the listening socket, --port-file, and accepting a client. */
 #ifndef SOTLS_EXAMPLES_SERVER_SETUP_H
 #define SOTLS_EXAMPLES_SERVER_SETUP_H
 
@@ -20,16 +20,28 @@
 int server_cert_setup(struct sotls_config *cfg, const char *cert, const char *key, bool verbose,
 		      const char *client_hint);
 
+/* What the library decides on its own (kTLS fallbacks, peers cut off, a
+ * ticket key file that fails to re-read; sotls_config_set_log), one line
+ * each on stderr: "sotls <event>: <line>". Returns 0, or the setter's
+ * error (said on stderr). */
+int server_log_setup(struct sotls_config *cfg);
+/* The DESCRIPTION paragraph that says so, for the servers' --help. */
+#define SERVER_LOG_HELP                                                                       \
+	"What sotls decides on its own is printed on stderr as \"sotls EVENT: why\": a "      \
+	"connection kept out of kernel TLS (ktls-fallback), a peer cut off (record-flood, "     \
+	"key-usage-limit, bad-record-mac, peer-fault), a ticket key file that failed to "       \
+	"re-read (ticket-key-file), a session not resumed for another trust (session-context).\n"
+
 /* Prints "what: <sotls_strerror(rc)>: <sotls_config_error_detail(cfg)>" on
  * stderr, the detail only where the library left one (which file, why). */
 void print_config_error(const char *what, const struct sotls_config *cfg, int rc);
 
 /* --ktls: "auto", "off", "require", "tx" (kTLS TX only) or "rx" (RX only)
  * into *p. Returns 0, or -1 for anything else. KTLS_FLAG_HELP is its
- * --help line. */
-#define KTLS_FLAG_HELP                                                                     \
-	"  --ktls MODE       auto | off | require | tx | rx (kTLS for that direction\n"     \
-	"                    only; default auto)\n"
+ * meaning for help_option (the default is the program's to add). */
+#define KTLS_FLAG_HELP                                                                      \
+	"auto | off | require | tx | rx: kernel TLS where the kernel takes the cipher, never, " \
+	"or else fail; tx and rx: that direction only"
 #define KTLS_FLAG_ERROR "--ktls: auto, off, require, tx or rx\n"
 int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p);
 

@@ -25,6 +25,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 
+#include "help_text.h"
 #include "keylog_env.h"
 #include "parse_number.h"
 #include "resumed_name.h"
@@ -48,30 +49,59 @@ static int g_quiet;
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: sotls-echo-client [options]\n"
-		"  --host HOST       server host (default 127.0.0.1)\n"
-		"  --port N          server port (default 4433)\n"
-		"  --ca FILE         trusted CA certificates, PEM\n"
-		"  --insecure        do not verify the server certificate\n"
-		"  --servername N    name for SNI and the certificate check (default: --host;\n"
-		"                    an IPv4/IPv6 address is checked against the certificate's\n"
-		"                    IP SANs and not sent as SNI)\n"
-		"  --no-name-check   verify the chain against --ca but accept any name in it\n"
-		"  --cipher LIST     allowed suites: ARIA-128-GCM, ARIA-256-GCM, or full names\n"
-		"  --bytes N         send N random bytes (K/M/G suffixes ok), verify the echo,\n"
-		"                    report throughput; without it: echo stdin to stdout\n"
-		KTLS_FLAG_HELP
-		"  --max-frag-len N  ask for records of at most N bytes (RFC 6066): 512, 1024,\n"
-		"                    2048 or 4096\n"
-		"  --sess-out FILE   write the session to FILE (mode 0600: it holds the\n"
-		"                    master secret) after the handshake\n"
-		"  --sess-in FILE    offer the session in FILE (from --sess-out): resumed if\n"
-		"                    the server takes it and --servername is the one it was\n"
-		"                    made for; else a full handshake\n"
-		"  --no-tickets      take no session ticket (RFC 5077): resume by session ID\n"
-		"  --quiet           print only the result line and errors\n"
-		"  --help            this text\n");
+	help_section(f, "NAME");
+	help_text(f, "sotls-echo-client - a TLS 1.2 client for an echo server: verified "
+		     "throughput, or stdin to stdout");
+	help_section(f, "SYNOPSIS");
+	help_synopsis(f, "sotls-echo-client",
+		      "[--host HOST] [--port N] (--ca FILE | --insecure) "
+		      "[--servername N] [--no-name-check] [--cipher LIST] [--bytes N] "
+		      "[--ktls MODE] [--max-frag-len N] [--sess-out FILE] "
+		      "[--sess-in FILE] [--no-tickets] [--quiet]");
+	help_section(f, "DESCRIPTION");
+	help_text(f, "Connects to an echo server (sotls-echo-server, sotls-event-echo-server, "
+		     "sotls-engine-echo-server) over TLS 1.2 and prints the suite, where each "
+		     "direction's records are made and why, and whether the session was resumed. "
+		     "With --bytes it streams N random bytes while reading the echo, checks every "
+		     "byte and reports the throughput; without it, it sends stdin and writes the "
+		     "echo to stdout (its report then goes to stderr).");
+	help_section(f, "OPTIONS");
+	help_option(f, "--host HOST", "server host (default 127.0.0.1)");
+	help_option(f, "--port N", "server port (default 4433)");
+	help_option(f, "--ca FILE", "trusted CA certificates, PEM");
+	help_option(f, "--insecure", "do not verify the server certificate");
+	help_option(f, "--servername N",
+		    "name for SNI and the certificate check (default: --host; an IPv4/IPv6 address "
+		    "is checked against the certificate's IP SANs and not sent as SNI)");
+	help_option(f, "--no-name-check", "verify the chain against --ca but accept any name in it");
+	help_option(f, "--cipher LIST",
+		    "allowed suites, ':'-separated: ARIA-128-GCM, ARIA-256-GCM, AES-128-GCM, "
+		    "AES-256-GCM or full names (default all, ARIA first)");
+	help_option(f, "--bytes N",
+		    "send N random bytes (K/M/G suffixes ok), verify the echo, report "
+		    "throughput; without it: echo stdin to stdout");
+	help_option(f, "--ktls MODE", KTLS_FLAG_HELP " (default auto)");
+	help_option(f, "--max-frag-len N",
+		    "ask for records of at most N bytes (RFC 6066): 512, 1024, 2048 or 4096");
+	help_option(f, "--sess-out FILE",
+		    "write the session to FILE (mode 0600: it holds the master secret) after the "
+		    "handshake");
+	help_option(f, "--sess-in FILE",
+		    "offer the session in FILE (from --sess-out): resumed if the server takes it "
+		    "and --servername is the one it was made for; else a full handshake");
+	help_option(f, "--no-tickets", "take no session ticket (RFC 5077): resume by session ID");
+	help_option(f, "--quiet", "print only the result line and errors");
+	help_option(f, "--help", "this text");
+	keylog_env_usage(f);
+	help_section(f, "EXIT STATUS");
+	help_text(f, "0: the handshake completed and, with --bytes, every byte came back right, "
+		     "closed with close_notify; 1: a failure (connection, handshake, a wrong echo, "
+		     "--sess-out with no session to keep); 2: a bad flag or value.");
+	help_section(f, "EXAMPLES");
+	help_lines(f, "sotls-echo-client --insecure --bytes 1G --cipher ARIA-256-GCM\n"
+		      "echo hello | sotls-echo-client --ca ca.pem --servername a.test\n"
+		      "sotls-echo-client --ca ca.pem --servername a.test --sess-out s.bin\n"
+		      "sotls-echo-client --ca ca.pem --servername a.test --sess-in s.bin");
 }
 
 static double now(void)

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "help_text.h"
 #include "keylog_env.h"
 #include "parse_number.h"
 #include "resumed_name.h"
@@ -44,23 +45,47 @@ static struct server_resume g_resume = SERVER_RESUME_DEFAULT;
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: sotls-echo-server [options]\n"
-		"  --port N          TCP port to listen on (default 4433; 0 picks one)\n"
-		"  --bind ADDR       IPv4 address to listen on (default 127.0.0.1)\n"
-		"  --cert FILE       certificate chain, PEM (with --key)\n"
-		"  --key FILE        private key, PEM\n"
-		"                    without --cert/--key an ephemeral self-signed ECDSA\n"
-		"                    P-256 certificate for CN=localhost is made in memory\n"
-		"  --cipher LIST     allowed suites, e.g. ARIA-128-GCM, ARIA-256-GCM or full\n"
-		"                    names (TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256), ':'-separated\n"
-		KTLS_FLAG_HELP
-		"  --once            serve one client, then exit (status 0 if it ended cleanly)\n"
-		"  --port-file FILE  write the listening port to FILE once listening\n"
-		"  --quiet           print only errors\n"
-		"  --help            this text\n");
+	help_section(f, "NAME");
+	help_text(f, "sotls-echo-server - a TLS 1.2 echo server, one thread per client");
+	help_section(f, "SYNOPSIS");
+	help_synopsis(f, "sotls-echo-server",
+		      "[--port N] [--bind ADDR] [--cert FILE --key FILE] "
+		      "[--cipher LIST] [--ktls MODE] [--once] [--port-file FILE] "
+		      "[--quiet] [limits] [session resumption]");
+	help_section(f, "DESCRIPTION");
+	help_text(f, "Accepts TLS 1.2 clients (sotls-echo-client, openssl s_client) and echoes "
+		     "every byte back until the client sends close_notify, one thread per client, "
+		     "until killed. Each connection gets a line on stdout: the suite, where each "
+		     "direction's records are made (kernel TLS or userspace) and why, the AEAD, "
+		     "whether the session was resumed. One failing client never stops the server, "
+		     "and none holds its thread past a limit (the limits below).\n\n" SERVER_LOG_HELP);
+	help_section(f, "OPTIONS");
+	help_option(f, "--port N", "TCP port to listen on (default 4433; 0 picks one)");
+	help_option(f, "--bind ADDR", "IPv4 address to listen on (default 127.0.0.1)");
+	help_option(f, "--cert FILE", "certificate chain, PEM (with --key)");
+	help_option(f, "--key FILE",
+		    "private key, PEM; without --cert/--key an ephemeral self-signed ECDSA P-256 "
+		    "certificate for CN=localhost is made in memory");
+	help_option(f, "--cipher LIST",
+		    "allowed suites, ':'-separated: ARIA-128-GCM, ARIA-256-GCM, AES-128-GCM, "
+		    "AES-256-GCM or full names (TLS_ECDHE_ECDSA_WITH_ARIA_128_GCM_SHA256); default "
+		    "all, ARIA first");
+	help_option(f, "--ktls MODE", KTLS_FLAG_HELP " (default auto)");
+	help_option(f, "--once", "serve one client, then exit");
+	help_option(f, "--port-file FILE", "write the listening port to FILE once listening");
+	help_option(f, "--quiet", "print only errors");
+	help_option(f, "--help", "this text");
 	server_limits_usage(f, ECHO_LIMITS);
 	server_resume_usage(f);
+	keylog_env_usage(f);
+	help_section(f, "EXIT STATUS");
+	help_text(f, "0: with --once, its client ended cleanly; 1: a failure (the certificate, "
+		     "the socket, or the --once client's connection); 2: a bad flag or value. "
+		     "Without --once it runs until killed.");
+	help_section(f, "EXAMPLES");
+	help_lines(f, "sotls-echo-server --port 4433 --cipher ARIA-128-GCM\n"
+		      "sotls-echo-client --port 4433 --insecure --bytes 1G\n"
+		      "openssl s_client -connect 127.0.0.1:4433 -tls1_2");
 }
 
 struct client {
@@ -209,7 +234,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	if (g_cfg == NULL || keylog_from_env(g_cfg) != 0)
+	if (g_cfg == NULL || keylog_from_env(g_cfg) != 0 || server_log_setup(g_cfg) != 0)
 		return 1;
 	int rc = server_cert_setup(g_cfg, cert, key, g_verbose, "--insecure");
 	if (rc == SERVER_CERT_EPHEMERAL_FAILED)

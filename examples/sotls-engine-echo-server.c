@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "help_text.h"
 #include "parse_number.h"
 #include "server_setup.h"
 #include "sotls.h"
@@ -145,15 +146,40 @@ static void drop(struct client *cl)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sotls-engine-echo-server [--port N] [--port-file FILE] "
-		   "[--cert PEM --key PEM] [--cipher LIST] [--ktls MODE]\n"
-		   "       [--select-cert CHAIN KEY]\n"
-		   "  An epoll echo server that owns its sockets and drives the sotls engine.\n"
-		   "  Without --cert/--key it makes a self-signed certificate for localhost.\n"
-		   "  --ktls other than off (the default here) hands each connection to its\n"
-		   "  socket after the handshake, kTLS where the kernel takes the cipher.\n"
-		   "  --select-cert CHAIN KEY: each connection's certificate is chosen later\n"
-		   "  (on the next loop turn), as from a remote store: that one.\n");
+	help_section(f, "NAME");
+	help_text(f, "sotls-engine-echo-server - an epoll TLS 1.2 echo server that owns its "
+		     "sockets and drives the sotls engine");
+	help_section(f, "SYNOPSIS");
+	help_synopsis(f, "sotls-engine-echo-server",
+		      "[--port N] [--port-file FILE] [--cert FILE --key FILE] "
+		      "[--cipher LIST] [--ktls MODE] [--select-cert CHAIN KEY]");
+	help_section(f, "DESCRIPTION");
+	help_text(f, "Echoes over TLS on 127.0.0.1 until killed, on one thread: it reads and "
+		     "writes the sockets itself and hands sotls the ciphertext (the engine, "
+		     "sotls_conn_new_engine), as a server with its own event loop or io_uring "
+		     "would. With --ktls other than off it hands each connection to its socket "
+		     "after the handshake (sotls_engine_attach_fd), kernel TLS where the kernel "
+		     "takes the cipher.\n\n" SERVER_LOG_HELP);
+	help_section(f, "OPTIONS");
+	help_option(f, "--port N", "TCP port (default 4433; 0 picks one)");
+	help_option(f, "--port-file FILE", "write the listening port to FILE once listening");
+	help_option(f, "--cert FILE", "certificate chain, PEM (with --key)");
+	help_option(f, "--key FILE",
+		    "private key, PEM; without --cert/--key an ephemeral self-signed ECDSA P-256 "
+		    "certificate for CN=localhost is made in memory");
+	help_option(f, "--cipher LIST", "allowed suites (default: all sotls supports, ARIA first)");
+	help_option(f, "--ktls MODE", KTLS_FLAG_HELP " (default off: the engine to the end)");
+	help_option(f, "--select-cert CHAIN KEY",
+		    "each connection's certificate is chosen later, on the next loop turn, as "
+		    "from a remote store (sotls_config_set_cert_select): that chain and key");
+	help_option(f, "--help", "this text");
+	help_section(f, "EXIT STATUS");
+	help_text(f, "It runs until killed. 1: it could not start (the certificate, the "
+		     "socket); 2: a bad flag or value.");
+	help_section(f, "EXAMPLES");
+	help_lines(f, "sotls-engine-echo-server --port 4433 --ktls auto\n"
+		      "sotls-echo-client --port 4433 --insecure --bytes 100M\n"
+		      "sotls-engine-echo-server --select-cert chain.pem key.pem");
 }
 
 int main(int argc, char **argv)
@@ -199,7 +225,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	int rc = cfg == NULL ? SOTLS_ERR_OUT_OF_MEMORY : server_cert_setup(cfg, cert, key, false, "");
+	int rc = cfg == NULL ? SOTLS_ERR_OUT_OF_MEMORY : server_log_setup(cfg);
+	if (rc == 0)
+		rc = server_cert_setup(cfg, cert, key, false, "");
 	if (rc == 0 && cipher != NULL)
 		rc = sotls_config_set_suites(cfg, cipher);
 	if (rc == 0)

@@ -39,6 +39,7 @@
 #include "ephemeral_cert.h"
 #include "proc_status.h"
 #include "server_limits.h"
+#include "help_text.h"
 #include "keylog_env.h"
 #include "parse_number.h"
 #include "server_resume.h"
@@ -332,14 +333,39 @@ static int fit_fd_limit(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sotls-event-echo-server [--port N] [--port-file FILE] [--cipher LIST]\n"
-		   "                               [--allow-errors] [--verbose] [limits]\n"
-		   "                               [session resumption]\n"
-		   "  Echoes over TLS until SIGINT/SIGTERM, then prints statistics (with how\n"
-		   "  many handshakes resumed a session, by session ID or ticket).\n"
-		   "  --idle-timeout and --send-timeout count from the last byte moved.\n");
+	help_section(f, "NAME");
+	help_text(f, "sotls-event-echo-server - a single-threaded epoll TLS 1.2 echo server "
+		     "(sotls's non-blocking API)");
+	help_section(f, "SYNOPSIS");
+	help_synopsis(f, "sotls-event-echo-server",
+		      "[--port N] [--port-file FILE] [--cipher LIST] [--allow-errors] "
+		      "[--verbose] [limits] [session resumption]");
+	help_section(f, "DESCRIPTION");
+	help_text(f, "Echoes over TLS on 127.0.0.1 until SIGINT or SIGTERM, every connection on "
+		     "one thread (epoll, non-blocking sockets), with an ephemeral self-signed "
+		     "ECDSA P-256 certificate for CN=localhost; then prints statistics: "
+		     "connections, how they ended, handshakes resumed by session ID or ticket, what "
+		     "the limits did. --idle-timeout and --send-timeout count from the last byte "
+		     "moved. Used by make load with sotls-loadgen.\n\n" SERVER_LOG_HELP);
+	help_section(f, "OPTIONS");
+	help_option(f, "--port N", "TCP port (default 4433; 0 picks one)");
+	help_option(f, "--port-file FILE", "write the listening port to FILE once listening");
+	help_option(f, "--cipher LIST", "allowed suites (default: all sotls supports, ARIA first)");
+	help_option(f, "--allow-errors",
+		    "exit 0 even if connections failed after their handshake");
+	help_option(f, "--verbose", "a line on stderr for each connection that fails or expires");
+	help_option(f, "--help", "this text");
 	server_limits_usage(f, EVENT_LIMITS);
 	server_resume_usage(f);
+	keylog_env_usage(f);
+	help_section(f, "EXIT STATUS");
+	help_text(f, "0: stopped by a signal with no connection failed after its handshake and "
+		     "none open after it (or --allow-errors); 1: otherwise, or it could not start; "
+		     "2: a bad flag or value.");
+	help_section(f, "EXAMPLES");
+	help_lines(f, "sotls-event-echo-server --port 4433 --max-conns 2000 &\n"
+		      "sotls-loadgen --port 4433 --conns 1000 --seconds 60\n"
+		      "kill -INT %1   # statistics on stdout");
 }
 
 int main(int argc, char **argv)
@@ -392,7 +418,7 @@ int main(int argc, char **argv)
 	if (ephemeral_cert("localhost", cert, sizeof(cert), key, sizeof(key)) != 0)
 		return 1;
 	g_cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	if (g_cfg == NULL || keylog_from_env(g_cfg) != 0)
+	if (g_cfg == NULL || keylog_from_env(g_cfg) != 0 || server_log_setup(g_cfg) != 0)
 		return 1;
 	int rc = sotls_config_set_cert_mem(g_cfg, cert, strlen(cert) + 1, key, strlen(key) + 1);
 	if (rc == 0 && cipher != NULL)

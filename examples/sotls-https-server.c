@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "http_request.h"
+#include "help_text.h"
 #include "keylog_env.h"
 #include "parse_number.h"
 #include "resumed_name.h"
@@ -77,36 +78,59 @@ static struct conn_slots g_slots;
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: sotls-https-server --root DIR [options]\n"
-		"  --root DIR        serve the files under DIR (nothing outside it)\n"
-		"  --port N          TCP port (default 4443; 0 picks one)\n"
-		"  --bind ADDR       IPv4 address (default 127.0.0.1)\n"
-		"  --cert FILE       certificate chain, PEM (with --key); repeat the pair\n"
-		"  --key FILE        private key, PEM    for more (up to 16), chosen by\n"
-		"                    SNI (the names of each leaf's subjectAltName) and by\n"
-		"                    key type; the first pair is the default; SIGHUP\n"
-		"                    re-reads them. Without --cert/--key an ephemeral\n"
-		"                    self-signed ECDSA P-256 certificate for CN=localhost\n"
-		"                    is made in memory\n"
-		"  --sni-strict      refuse a server name no certificate has\n"
-		"                    (unrecognized_name) instead of sending the default\n"
-		"  --require-alpn    refuse clients that offer no ALPN (http/1.1 is\n"
-		"                    offered either way)\n"
-		"  --cipher LIST     allowed suites (default: all sotls supports)\n"
-		KTLS_FLAG_HELP
-		"  --sendfile MODE   auto | zc | send | pread | sendfile: pin the path bodies\n"
-		"                    take (default auto: the best the kernel offers)\n"
-		"  --port-file FILE  write the listening port to FILE once listening\n"
-		"  --quiet           print only errors\n"
-		"  --help            this text\n");
+	help_section(f, "NAME");
+	help_text(f, "sotls-https-server - an HTTPS server of static files over TLS 1.2");
+	help_section(f, "SYNOPSIS");
+	help_synopsis(f, "sotls-https-server",
+		      "--root DIR [--port N] [--bind ADDR] "
+		      "[--cert FILE --key FILE]... [--sni-strict] [--require-alpn] "
+		      "[--cipher LIST] [--ktls MODE] [--sendfile MODE] "
+		      "[--port-file FILE] [--quiet] [limits] [session resumption]");
+	help_section(f, "DESCRIPTION");
+	help_text(f, "Serves GET and HEAD for the regular files under DIR (nothing outside it; "
+		     "anything else is a 404) over HTTP/1.1 with keep-alive, bodies through "
+		     "sotls_sendfile, one thread per client. It offers ALPN http/1.1. Each "
+		     "connection gets a line on stdout with the suite, the record paths, ALPN, the "
+		     "client's server name and the certificate sent.\n\n"
+		     "SIGHUP builds a new configuration from the same files: new connections get "
+		     "it, open ones finish on the old one. It has a new built-in session cache and, "
+		     "without --ticket-key-file, new ticket keys: sessions from before resume only "
+		     "from a --session-store or under the key file's keys.\n\n" SERVER_LOG_HELP);
+	help_section(f, "OPTIONS");
+	help_option(f, "--root DIR", "serve the files under DIR (required)");
+	help_option(f, "--port N", "TCP port (default 4443; 0 picks one)");
+	help_option(f, "--bind ADDR", "IPv4 address (default 127.0.0.1)");
+	help_option(f, "--cert FILE", "certificate chain, PEM (with --key)");
+	help_option(f, "--key FILE",
+		    "private key, PEM. Repeat the pair for more (up to 16), chosen by SNI (the "
+		    "names of each leaf's subjectAltName) and by key type; the first pair is the "
+		    "default. Without --cert/--key an ephemeral self-signed ECDSA P-256 "
+		    "certificate for CN=localhost is made in memory");
+	help_option(f, "--sni-strict",
+		    "refuse a server name no certificate has (unrecognized_name) instead of "
+		    "sending the default");
+	help_option(f, "--require-alpn",
+		    "refuse clients that offer no ALPN (http/1.1 is offered either way)");
+	help_option(f, "--cipher LIST", "allowed suites (default: all sotls supports, ARIA first)");
+	help_option(f, "--ktls MODE", KTLS_FLAG_HELP " (default auto)");
+	help_option(f, "--sendfile MODE",
+		    "auto | zc | send | pread | sendfile: pin the path bodies take (default auto: "
+		    "the best the kernel offers)");
+	help_option(f, "--port-file FILE", "write the listening port to FILE once listening");
+	help_option(f, "--quiet", "print only errors");
+	help_option(f, "--help", "this text");
 	server_limits_usage(f, HTTPS_LIMITS);
 	server_resume_usage(f);
-	fprintf(f, "SIGHUP: a new configuration, with a new built-in session cache and, without\n"
-		   "--ticket-key-file, new ticket keys: sessions from before resume only from a\n"
-		   "--session-store or under the key file's keys\n");
-	fprintf(f, "then: curl -k --tlsv1.2 --ciphers ECDHE-ECDSA-ARIA128-GCM-SHA256 "
-		"https://127.0.0.1:PORT/FILE\n");
+	keylog_env_usage(f);
+	help_section(f, "EXIT STATUS");
+	help_text(f, "It runs until killed. 1: it could not start (the root, a certificate, the "
+		     "socket); 2: a bad flag or value.");
+	help_section(f, "EXAMPLES");
+	help_lines(f, "sotls-https-server --root /srv/www --port 8443 \\\n"
+		      "    --cert ecdsa.pem --key ecdsa.key --cert rsa.pem --key rsa.key\n"
+		      "curl -k --tlsv1.2 --ciphers ECDHE-ECDSA-ARIA128-GCM-SHA256 \\\n"
+		      "    https://127.0.0.1:8443/FILE\n"
+		      "kill -HUP $(pidof sotls-https-server)   # re-read the certificates");
 }
 
 /* ---- files -------------------------------------------------------------------- */
@@ -381,7 +405,7 @@ static struct sotls_config *build_config(void)
 		rc = sotls_config_set_sendfile_mode(cfg, g_opt.sendfile);
 	if (rc != 0)
 		print_config_error("configuration", cfg, rc);
-	if (rc == 0 && keylog_from_env(cfg) != 0)
+	if (rc == 0 && (keylog_from_env(cfg) != 0 || server_log_setup(cfg) != 0))
 		rc = -1; /* the message is out */
 	if (rc == 0 && server_resume_apply(cfg, &g_opt.resume) != 0)
 		rc = -1; /* the message is out */

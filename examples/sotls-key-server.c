@@ -34,6 +34,7 @@
 
 #include "ephemeral_cert.h"
 #include "keyless_wire.h"
+#include "help_text.h"
 #include "parse_number.h"
 #include "server_limits.h"
 
@@ -244,11 +245,32 @@ static int listen_unix(const char *path)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sotls-key-server --key KEY.pem --socket PATH [--allow-uid UID] [limits]\n"
-		   "  signs for sotls-keyless-server --key-socket PATH; the socket file is\n"
-		   "  made mode 0600, and only processes of uid UID are served (default: this\n"
-		   "  process's effective uid; root only if UID is 0)\n");
+	help_section(f, "NAME");
+	help_text(f, "sotls-key-server - holds a private key and signs for sotls-keyless-server");
+	help_section(f, "SYNOPSIS");
+	help_synopsis(f, "sotls-key-server",
+		      "--key KEY.pem --socket PATH [--allow-uid UID] [limits]");
+	help_section(f, "DESCRIPTION");
+	help_text(f, "Listens on the UNIX socket PATH (made mode 0600 whatever the umask) and "
+		     "signs for sotls-keyless-server --key-socket PATH, each client on a thread of "
+		     "its own, until killed. It signs only a digest exactly as long as the hash the "
+		     "signature algorithm names, refusing anything else with the reason, and serves "
+		     "only processes of uid UID (SO_PEERCRED).");
+	help_section(f, "OPTIONS");
+	help_option(f, "--key KEY.pem",
+		    "the private key, PEM, of the chain sotls-keyless-server sends (required)");
+	help_option(f, "--socket PATH", "the UNIX socket to listen on (required)");
+	help_option(f, "--allow-uid UID",
+		    "the uid whose processes are served (default: this process's effective uid; "
+		    "root only if UID is 0)");
+	help_option(f, "--help", "this text");
 	server_limits_usage(f, KEY_LIMITS);
+	help_section(f, "EXIT STATUS");
+	help_text(f, "It runs until killed. 1: it could not start (the key, the socket); 2: a "
+		     "bad flag or value.");
+	help_section(f, "EXAMPLES");
+	help_lines(f, "sotls-key-server --key leaf.key --socket /run/sotls/key.sock\n"
+		      "sotls-key-server --key leaf.key --socket /tmp/key.sock --allow-uid 33");
 }
 
 int main(int argc, char **argv)

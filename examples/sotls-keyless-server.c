@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "keyless_wire.h"
+#include "help_text.h"
 #include "keylog_env.h"
 #include "parse_number.h"
 #include "server_limits.h"
@@ -224,11 +225,35 @@ static void client_thread(void *arg)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sotls-keyless-server --cert CHAIN.pem --key-socket PATH "
-		   "[--port N] [--port-file FILE] [--once] [limits]\n"
-		   "  the key is with sotls-key-server --key KEY.pem --socket PATH\n"
-		   "  --once            serve one client, then exit (status 0 if it ended cleanly)\n");
+	help_section(f, "NAME");
+	help_text(f, "sotls-keyless-server - a TLS 1.2 echo server without its private key, "
+		     "which sotls-key-server holds");
+	help_section(f, "SYNOPSIS");
+	help_synopsis(f, "sotls-keyless-server",
+		      "--cert CHAIN.pem --key-socket PATH [--port N] "
+		      "[--port-file FILE] [--once] [limits]");
+	help_section(f, "DESCRIPTION");
+	help_text(f, "Echoes over TLS on 127.0.0.1, one thread per client, with the certificate "
+		     "chain CHAIN.pem and no private key: each handshake's one signature is asked "
+		     "of sotls-key-server over the UNIX socket PATH (sotls's private-key method, "
+		     "asynchronous), and checked with the leaf's public key before it is sent.\n\n"
+		     SERVER_LOG_HELP);
+	help_section(f, "OPTIONS");
+	help_option(f, "--cert CHAIN.pem", "the certificate chain, leaf first (required)");
+	help_option(f, "--key-socket PATH", "sotls-key-server's socket (required)");
+	help_option(f, "--port N", "TCP port (default 4433; 0 picks one)");
+	help_option(f, "--port-file FILE", "write the listening port to FILE once listening");
+	help_option(f, "--once", "serve one client, then exit");
+	help_option(f, "--help", "this text");
 	server_limits_usage(f, KEYLESS_LIMITS);
+	keylog_env_usage(f);
+	help_section(f, "EXIT STATUS");
+	help_text(f, "0: with --once, its client ended cleanly; 1: a failure (the chain, the "
+		     "key socket, the listening socket, or the --once client's connection); 2: a "
+		     "bad flag or value. Without --once it runs until killed.");
+	help_section(f, "EXAMPLES");
+	help_lines(f, "sotls-key-server --key leaf.key --socket /run/sotls/key.sock &\n"
+		      "sotls-keyless-server --cert chain.pem --key-socket /run/sotls/key.sock");
 }
 
 int main(int argc, char **argv)
@@ -288,7 +313,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sotls-keyless-server: %s\n", sotls_strerror(rc));
 		return 1;
 	}
-	if (keylog_from_env(g_cfg) != 0)
+	if (keylog_from_env(g_cfg) != 0 || server_log_setup(g_cfg) != 0)
 		return 1;
 	int bound;
 	int ls = listen_tcp4(bind_addr, (int)port, 0, 64, &bound);

@@ -31,10 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "help_text.h"
+#include "keylog_env.h"
 #include "loadgen_slowloris.h"
 #include "parse_number.h"
 #include "proc_status.h"
-#include "keylog_env.h"
 #include "sotls.h"
 
 enum state { ST_CONNECT, ST_HANDSHAKE, ST_SEND, ST_RECV, ST_SHUTDOWN, ST_WAIT_CLOSE, ST_DONE };
@@ -212,19 +213,61 @@ static void drive(struct lconn *c)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: sotls-loadgen [--host A] [--port N] [--conns N] [--seconds T]\n"
-		   "                     [--max-msg BYTES] [--server-pid PID] [--cipher LIST]\n"
-		   "                     [--stalled M]\n"
-		   "  N connections (default 100) for T seconds (default 10), messages of\n"
-		   "  1..BYTES random bytes (default 16384), each echo verified. --stalled: M\n"
-		   "  more connections send 3 bytes of a record header and then nothing for\n"
-		   "  the whole run (they must not slow anyone else down).\n"
-		   "       sotls-loadgen --slowloris N [--interval S] [--honest N] [--honest-max S]\n"
-		   "                     --expect-drop S [--drop-slack S] [--host A] [--port N]\n"
-		   "  N peers send a ClientHello a byte every S seconds (default 20); meanwhile\n"
-		   "  the honest clients (default 10), one after the other, must each be served\n"
-		   "  within --honest-max (default 1 s), and every peer must be dropped by the\n"
-		   "  server between --expect-drop and --drop-slack (default 2) seconds later.\n");
+	help_section(f, "NAME");
+	help_text(f, "sotls-loadgen - many concurrent TLS 1.2 clients of an echo server, or a "
+		     "slowloris scenario against its deadlines");
+	help_section(f, "SYNOPSIS");
+	help_synopsis(f, "sotls-loadgen",
+		      "[--host A] [--port N] [--conns N] [--seconds T] "
+		      "[--max-msg BYTES] [--server-pid PID] [--cipher LIST] "
+		      "[--stalled M]");
+	help_synopsis(f, "sotls-loadgen",
+		      "--slowloris N [--interval S] [--honest N] [--honest-max S] "
+		      "--expect-drop S [--drop-slack S] [--host A] [--port N]");
+	help_section(f, "DESCRIPTION");
+	help_text(f, "Holds N connections to an echo server (sotls-event-echo-server) for T "
+		     "seconds, each sending messages of random sizes and checking every byte of "
+		     "the echo, on one thread (epoll, sotls's non-blocking API); then reports the "
+		     "connections held at once, messages and bytes per second, failures, its own "
+		     "peak RSS and, with --server-pid, the server's RSS while every connection was "
+		     "held.\n\n"
+		     "With --slowloris N, N peers send a ClientHello a byte every S seconds; "
+		     "meanwhile the honest clients, one after the other, must each be served within "
+		     "--honest-max, and every peer must be dropped by the server between "
+		     "--expect-drop and --drop-slack seconds later.");
+	help_section(f, "OPTIONS");
+	help_option(f, "--host A", "the server's IPv4 address (default 127.0.0.1)");
+	help_option(f, "--port N", "the server's port (default 4433)");
+	help_option(f, "--conns N", "connections held at once (default 100)");
+	help_option(f, "--seconds T", "how long they are held (default 10)");
+	help_option(f, "--max-msg BYTES", "messages of 1 to BYTES random bytes (default 16384)");
+	help_option(f, "--server-pid PID", "report this process's RSS (the server's)");
+	help_option(f, "--cipher LIST", "allowed suites (default: all sotls supports, ARIA first)");
+	help_option(f, "--stalled M",
+		    "M more connections send 3 bytes of a record header and then nothing for the "
+		    "whole run: they must not slow anyone else down (default 0)");
+	help_option(f, "--slowloris N", "run the slowloris scenario with N peers");
+	help_option(f, "--interval S", "slowloris: seconds between a peer's bytes (default 20)");
+	help_option(f, "--honest N", "slowloris: honest clients, one after the other (default 10)");
+	help_option(f, "--honest-max S",
+		    "slowloris: seconds an honest client may take to be served (default 1)");
+	help_option(f, "--expect-drop S",
+		    "slowloris: the server's handshake deadline, after which every peer must be "
+		    "dropped (required)");
+	help_option(f, "--drop-slack S",
+		    "slowloris: how much later than --expect-drop a drop may come (default 2)");
+	help_option(f, "--help", "this text");
+	keylog_env_usage(f);
+	help_section(f, "EXIT STATUS");
+	help_text(f, "0: every connection completed its handshake, every echo was intact and "
+		     "every connection closed cleanly with close_notify both ways (slowloris: every "
+		     "honest client served in time, every peer dropped in its window); 1: "
+		     "otherwise; 2: a bad flag or value.");
+	help_section(f, "EXAMPLES");
+	help_lines(f, "sotls-event-echo-server --port 4433 --max-conns 2000 &\n"
+		      "sotls-loadgen --conns 1000 --seconds 60 --server-pid $!\n"
+		      "sotls-event-echo-server --port 4433 --handshake-timeout 10 &\n"
+		      "sotls-loadgen --slowloris 1000 --expect-drop 10");
 }
 
 int main(int argc, char **argv)

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "help_text.h"
 #include "parse_number.h"
 #include "sotls.h"
 
@@ -57,62 +58,63 @@ static int usage_error(void)
 /* --help, laid out as a manual page. */
 static void usage(FILE *f)
 {
-	fprintf(f, "NAME\n"
-		   "       " PROG " - make, rotate and show the session ticket key file that a\n"
-		   "       fleet of sotls servers shares\n"
-		   "\n"
-		   "SYNOPSIS\n");
-	for (size_t i = 0; i < N_FORMS; i++)
-		fprintf(f, "       " PROG " %s [--now T]\n", FORMS[i]);
-	fprintf(f,
-		"\n"
-		"DESCRIPTION\n"
-		"       Servers read FILE with sotls_config_set_ticket_key_file (the example\n"
-		"       servers' --ticket-key-file) and again whenever it changes, so a cron job\n"
-		"       that rotates FILE rotates the fleet. Each key issues tickets from its\n"
-		"       intro and opens them until its expiry.\n"
-		"\n"
-		"COMMANDS\n"
-		"       new     writes N fresh random keys as if `rotate` had run every period:\n"
-		"               the newest issues from now, each older one came in a period\n"
-		"               earlier and opens tickets until a lifetime after the next one\n"
-		"               came in. Refuses to replace FILE unless --force.\n"
-		"       rotate  adds a key that issues from now + the delay, ends each key\n"
-		"               without an end at the new key's start + the lifetime, drops\n"
-		"               expired keys and keeps at most --keep keys (the oldest go first,\n"
-		"               never the key that issues now or one still to come). Run it\n"
-		"               from cron once a period.\n"
-		"       show    lists the keys, newest first: name, intro and expiry (UTC) and a\n"
-		"               state: issues (new tickets are sealed with it now), opens (it\n"
-		"               only opens tickets), pending (it opens tickets, and issues from\n"
-		"               its intro on) or expired. Never prints a secret.\n"
-		"\n"
-		"OPTIONS\n"
-		"       --keys N      new: keys to write (default 2, at most %d)\n"
-		"       --period S    new: seconds between the keys' intros (default 43200)\n"
-		"       --lifetime S  how long a key opens tickets after the next one comes in\n"
-		"                     (default 7200; at least the servers' ticket lifetime)\n"
-		"       --delay S     rotate: seconds until the new key issues (default 0; give\n"
-		"                     the time FILE takes to reach every server)\n"
-		"       --keep N      rotate: keys kept at most (default 4)\n"
-		"       --force       new: replace an existing FILE (its tickets stop opening)\n"
-		"       --now T       act as if it were T (Unix seconds), to plan a schedule\n"
-		"       --help        this text\n"
-		"\n"
-		"FILES\n"
-		"       FILE is replaced atomically (a new file beside it, mode 0600, synced,\n"
-		"       renamed over it). Servers take it only as a regular file, not a link,\n"
-		"       owned by their user or root and readable by no one else.\n"
-		"\n"
-		"EXIT STATUS\n"
-		"       0 done; 1 failed (the file, what and why on stderr), or for show, no\n"
-		"       key issues now; 2 usage.\n"
-		"\n"
-		"EXAMPLES\n"
-		"       " PROG " new /etc/sotls/ticket.keys --period 43200 --lifetime 7200\n"
-		"       # crontab: every 12 hours, a new key that issues 10 minutes later\n"
-		"       0 */12 * * *  " PROG " rotate /etc/sotls/ticket.keys --delay 600\n",
-		SOTLS_TICKET_KEYS_MAX);
+	help_section(f, "NAME");
+	help_text(f, PROG " - make, rotate and show the session ticket key file that a fleet of "
+			  "sotls servers shares");
+	help_section(f, "SYNOPSIS");
+	for (size_t i = 0; i < N_FORMS; i++) {
+		char form[160];
+		snprintf(form, sizeof(form), "%s [--now T]", FORMS[i]);
+		help_synopsis(f, PROG, form);
+	}
+	help_section(f, "DESCRIPTION");
+	help_text(f, "Servers read FILE with sotls_config_set_ticket_key_file (the example "
+		     "servers' --ticket-key-file) and again whenever it changes, so a cron job that "
+		     "rotates FILE rotates the fleet. Each key issues tickets from its intro and "
+		     "opens them until its expiry.");
+	help_section(f, "COMMANDS");
+	help_option(f, "new",
+		    "writes N fresh random keys as if `rotate` had run every period: the newest "
+		    "issues from now, each older one came in a period earlier and opens tickets "
+		    "until a lifetime after the next one came in. Refuses to replace FILE unless "
+		    "--force.");
+	help_option(f, "rotate",
+		    "adds a key that issues from now + the delay, ends each key without an end at "
+		    "the new key's start + the lifetime, drops expired keys and keeps at most "
+		    "--keep keys (the oldest go first, never the key that issues now or one still "
+		    "to come). Run it from cron once a period.");
+	help_option(f, "show",
+		    "lists the keys, newest first: name, intro and expiry (UTC) and a state: "
+		    "issues (new tickets are sealed with it now), opens (it only opens tickets), "
+		    "pending (it opens tickets, and issues from its intro on) or expired. Never "
+		    "prints a secret.");
+	help_section(f, "OPTIONS");
+	char keys[64];
+	snprintf(keys, sizeof(keys), "new: keys to write (default 2, at most %d)",
+		 SOTLS_TICKET_KEYS_MAX);
+	help_option(f, "--keys N", keys);
+	help_option(f, "--period S", "new: seconds between the keys' intros (default 43200)");
+	help_option(f, "--lifetime S",
+		    "how long a key opens tickets after the next one comes in (default 7200; at "
+		    "least the servers' ticket lifetime)");
+	help_option(f, "--delay S",
+		    "rotate: seconds until the new key issues (default 0; give the time FILE takes "
+		    "to reach every server)");
+	help_option(f, "--keep N", "rotate: keys kept at most (default 4)");
+	help_option(f, "--force", "new: replace an existing FILE (its tickets stop opening)");
+	help_option(f, "--now T", "act as if it were T (Unix seconds), to plan a schedule");
+	help_option(f, "--help", "this text");
+	help_section(f, "FILES");
+	help_text(f, "FILE is replaced atomically (a new file beside it, mode 0600, synced, renamed "
+		     "over it). Servers take it only as a regular file, not a link, owned by their "
+		     "user or root and readable by no one else.");
+	help_section(f, "EXIT STATUS");
+	help_text(f, "0 done; 1 failed (the file, what and why on stderr), or for show, no key "
+		     "issues now; 2 usage.");
+	help_section(f, "EXAMPLES");
+	help_lines(f, PROG " new /etc/sotls/tickets --period 43200 --lifetime 7200\n"
+			  "# crontab: every 12 hours, a new key that issues 10 minutes later\n"
+			  "0 */12 * * *  " PROG " rotate /etc/sotls/tickets --delay 600");
 }
 
 /* ---- options ---- */

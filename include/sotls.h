@@ -377,6 +377,24 @@ SOTLS_API int sotls_config_set_alpn_select(struct sotls_config *cfg, sotls_alpn_
 					   void *arg);
 
 /*
+ * Server: the same selection, with the connection being handshaken: c
+ * tells connections apart and carries the application's pointer
+ * (sotls_conn_user, set before the handshake), e.g. the listener or
+ * tenant the client came in through. Called at the same point, with the
+ * same server_name and offered, answering the same way (an index or
+ * SOTLS_ALPN_NONE) as sotls_alpn_select_cb; during the call c may only be
+ * given to sotls_conn_user. One selection callback at a time: either
+ * setter replaces the callback the other set. Errors:
+ * SOTLS_ERR_INVALID_ARGUMENT (a client configuration), SOTLS_ERR_BAD_STATE
+ * (in use). NULL removes it.
+ */
+typedef int (*sotls_alpn_select_conn_cb)(struct sotls_conn *c, void *arg,
+					 const char *server_name, const char *const *offered,
+					 size_t n);
+SOTLS_API int sotls_config_set_alpn_select_conn(struct sotls_config *cfg,
+						sotls_alpn_select_conn_cb cb, void *arg);
+
+/*
  * A certificate chain (leaf first) and its private key, parsed and checked
  * against each other once (PEM, or DER in memory). Immutable and reference
  * counted: one may serve several configurations on any number of threads.
@@ -517,6 +535,58 @@ SOTLS_API int sotls_config_set_max_fragment_length(struct sotls_config *cfg, uns
  */
 typedef void (*sotls_keylog_cb)(const struct sotls_conn *c, const char *line, void *arg);
 SOTLS_API int sotls_config_set_keylog(struct sotls_config *cfg, sotls_keylog_cb cb, void *arg);
+
+/* ------------------------------------------------------------------------ */
+/* The log: what sotls decides on its own                                    */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Decisions no call returns: each has its own value, stable across
+ * releases (new ones are added at the end), to count or filter by.
+ */
+enum sotls_log_event {
+	/* A direction the kTLS policy would give the kernel stays in userspace
+	 * (the kernel refused it, or max_fragment_length was negotiated): the
+	 * line has sotls_info's tx_reason / rx_reason. Once per connection, at
+	 * the end of the handshake (an engine: at sotls_engine_attach_fd). */
+	SOTLS_LOG_KTLS_FALLBACK = 1,
+	/* The peer was cut off for sending too many records that deliver
+	 * nothing (SOTLS_ERR_RECORD_FLOOD): which cap, its value. */
+	SOTLS_LOG_RECORD_FLOOD = 2,
+	/* The peer was cut off for going past the key usage limit
+	 * (SOTLS_ERR_KEY_USAGE_LIMIT on receiving). */
+	SOTLS_LOG_KEY_USAGE_LIMIT = 3,
+	/* A record failed authentication; bad_record_mac was sent. */
+	SOTLS_LOG_BAD_RECORD_MAC = 4,
+	/* The peer was cut off for any other fault in its records after the
+	 * handshake (decode_error, unexpected_message, record_overflow, ...):
+	 * the error and the alert sent. */
+	SOTLS_LOG_PEER_FAULT = 5,
+	/* Server: re-reading the ticket key file (sotls_config_set_ticket_key_file)
+	 * failed; the keys read before stay in use. c is NULL. Said again only
+	 * when the reason changes, or after a read that succeeded. */
+	SOTLS_LOG_TICKET_KEY_FILE = 6,
+	/* A session offered (client: the one given to sotls_conn_set_session;
+	 * server: the client's ticket or session ID) was made under another
+	 * trust or session context (sotls_config_set_session_context): a full
+	 * handshake instead. */
+	SOTLS_LOG_SESSION_CONTEXT = 7,
+};
+
+/*
+ * The log: cb is told of each event above with the connection concerned
+ * (NULL for one of the configuration's own), and one line of text without
+ * a newline, e.g. "kTLS: TX stays in userspace: kernel has no TLS ULP
+ * (CONFIG_TLS)"; both valid during the call only. It runs on the thread
+ * that made the decision (inside sotls_handshake, sotls_recv, ...), so with
+ * a configuration shared by threads it must be thread-safe; it must not
+ * call sotls on c. Without a callback (NULL, the default) nothing is
+ * formatted. Errors: SOTLS_ERR_INVALID_ARGUMENT (NULL cfg),
+ * SOTLS_ERR_BAD_STATE (in use).
+ */
+typedef void (*sotls_log_cb)(const struct sotls_conn *c, enum sotls_log_event event,
+			     const char *line, void *arg);
+SOTLS_API int sotls_config_set_log(struct sotls_config *cfg, sotls_log_cb cb, void *arg);
 
 /* ------------------------------------------------------------------------ */
 /* Connections                                                               */

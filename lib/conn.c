@@ -192,6 +192,16 @@ static int use_choice(struct sotls_conn *c, const struct sotls_kchoice *kc, enum
 	sotls_kconn_init(&c->k, c->wire.fd, &ks, c->rec);
 	c->tx_reason = kc->tx_reason;
 	c->rx_reason = kc->rx_reason;
+	if (kc->tx_fallback || kc->rx_fallback)
+		SOTLS_LOG(c->cfg, c, SOTLS_LOG_KTLS_FALLBACK, "kTLS: %s%s%s%s%s%s",
+			  kc->tx_fallback ? "TX stays in userspace: " : "",
+			  kc->tx_fallback ? kc->tx_reason : "",
+			  kc->tx_fallback && kc->rx_fallback ? "; " : "",
+			  kc->rx_fallback ? "RX stays in userspace: " : "",
+			  kc->rx_fallback ? kc->rx_reason : "",
+			  c->cfg->ktls == SOTLS_KTLS_REQUIRE
+				  ? " (kTLS is required: the connection fails)"
+				  : "");
 	return 0;
 }
 
@@ -229,7 +239,8 @@ static int start_records(struct sotls_conn *c, struct sotls_hs_result *res)
 					   res->server_seq};
 	const struct sotls_dir_keys *txk = server ? &server_k : &client;
 	const struct sotls_dir_keys *rxk = server ? &client : &server_k;
-	struct sotls_kchoice kc = {false, false, SOTLS_KREASON_ENGINE, SOTLS_KREASON_ENGINE};
+	struct sotls_kchoice kc = {.tx_reason = SOTLS_KREASON_ENGINE,
+				    .rx_reason = SOTLS_KREASON_ENGINE};
 
 	if (c->eng == NULL) {
 		sotls_kconn_install(c->wire.fd, c->cfg->ktls, res->suite->alg, txk, rxk,
@@ -358,6 +369,34 @@ static int ready(struct sotls_conn *c)
 	return sotls_handshake(c);
 }
 
+/* The record policy (policy.h) ended the connection over what the peer
+ * sent: told to the log, with the detail just written. Ends the peer chose
+ * (its alert, a reset, a truncation) are not the library's decision. */
+static void log_cut_off(struct sotls_conn *c, int err)
+{
+	enum sotls_log_event event;
+	switch (err) {
+	case SOTLS_ERR_RECORD_FLOOD:
+		event = SOTLS_LOG_RECORD_FLOOD;
+		break;
+	case SOTLS_ERR_KEY_USAGE_LIMIT:
+		event = SOTLS_LOG_KEY_USAGE_LIMIT;
+		break;
+	case SOTLS_ERR_BAD_RECORD_MAC:
+		event = SOTLS_LOG_BAD_RECORD_MAC;
+		break;
+	case SOTLS_ERR_DECODE:
+	case SOTLS_ERR_UNEXPECTED_MESSAGE:
+	case SOTLS_ERR_RECORD_OVERFLOW:
+	case SOTLS_ERR_PROTOCOL_VERSION:
+		event = SOTLS_LOG_PEER_FAULT;
+		break;
+	default:
+		return;
+	}
+	SOTLS_LOG(c->cfg, c, event, "peer cut off: %s: %s", sotls_strerror(err), c->detail);
+}
+
 /*
  * Records a failure of either record path on the connection, from that
  * path's policy state (policy.h): what sotls_conn_error_detail says, errno
@@ -400,6 +439,8 @@ static ssize_t path_result(struct sotls_conn *c, ssize_t rc, const struct sotls_
 		c->detail[0] = '\0';
 	if (rc == SOTLS_ERR_SYSCALL)
 		saved = p->sys_errno;
+	if (c->state != CONN_FAILED)
+		log_cut_off(c, (int)rc);
 	conn_fail(c, (int)rc);
 	errno = saved;
 	return rc;

@@ -72,8 +72,10 @@ SOTLS_API int sotls_config_set_alpn_policy(struct sotls_config *cfg,
 	return 0;
 }
 
-SOTLS_API int sotls_config_set_alpn_select(struct sotls_config *cfg, sotls_alpn_select_cb cb,
-					   void *arg)
+/* One selection callback at a time, of either form: setting one drops the
+ * other, so by_callback never has to choose between two answers. */
+static int set_select(struct sotls_config *cfg, sotls_alpn_select_cb cb,
+		      sotls_alpn_select_conn_cb conn_cb, void *arg)
 {
 	int rc = sotls_config_writable(cfg);
 	if (rc != 0)
@@ -81,8 +83,21 @@ SOTLS_API int sotls_config_set_alpn_select(struct sotls_config *cfg, sotls_alpn_
 	if (cfg->role != SOTLS_ROLE_SERVER)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->alpn_cb = cb;
-	cfg->alpn_cb_arg = cb != NULL ? arg : NULL;
+	cfg->alpn_conn_cb = conn_cb;
+	cfg->alpn_cb_arg = cb != NULL || conn_cb != NULL ? arg : NULL;
 	return 0;
+}
+
+SOTLS_API int sotls_config_set_alpn_select(struct sotls_config *cfg, sotls_alpn_select_cb cb,
+					   void *arg)
+{
+	return set_select(cfg, cb, NULL, arg);
+}
+
+SOTLS_API int sotls_config_set_alpn_select_conn(struct sotls_config *cfg,
+						sotls_alpn_select_conn_cb cb, void *arg)
+{
+	return set_select(cfg, NULL, cb, arg);
 }
 
 /* ---- the server's choice ---- */
@@ -144,7 +159,11 @@ static int by_callback(struct sotls_hs *hs)
 		offered[k++] = text;
 		text += len + 1;
 	}
-	int pick = hs->cfg->alpn_cb(hs->cfg->alpn_cb_arg, hs->sni, (const char *const *)offered, k);
+	const struct sotls_config *cfg = hs->cfg;
+	const char *const *list = (const char *const *)offered;
+	int pick = cfg->alpn_conn_cb != NULL
+			   ? cfg->alpn_conn_cb(hs->conn, cfg->alpn_cb_arg, hs->sni, list, k)
+			   : cfg->alpn_cb(cfg->alpn_cb_arg, hs->sni, list, k);
 	int rc = 0;
 	if (pick >= 0 && (size_t)pick < k)
 		choose(hs, (const uint8_t *)offered[pick], strlen(offered[pick]));
@@ -159,7 +178,8 @@ int sotls_alpn_choose(struct sotls_hs *hs)
 {
 	const struct sotls_config *cfg = hs->cfg;
 	hs->alpn[0] = '\0';
-	if (cfg->alpn == NULL && cfg->alpn_cb == NULL)
+	bool callback = cfg->alpn_cb != NULL || cfg->alpn_conn_cb != NULL;
+	if (cfg->alpn == NULL && !callback)
 		return 0; /* no ALPN here: RFC 5246 §7.4.1.4, the extension goes unanswered */
 	if (!hs->alpn_offered)
 		return cfg->alpn_policy != SOTLS_ALPN_REQUIRED
@@ -168,7 +188,7 @@ int sotls_alpn_choose(struct sotls_hs *hs)
 					       SOTLS_ALERT_NO_APPLICATION_PROTOCOL,
 					       "the client offers no ALPN protocol and the server "
 					       "requires one");
-	int rc = cfg->alpn_cb != NULL ? by_callback(hs) : by_preference(hs);
+	int rc = callback ? by_callback(hs) : by_preference(hs);
 	if (rc != 0 || hs->alpn[0] != '\0' || cfg->alpn_policy == SOTLS_ALPN_LENIENT)
 		return rc;
 	/* RFC 7301 §3.2: "In the event that the server supports no protocols

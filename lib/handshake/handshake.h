@@ -100,10 +100,12 @@ struct sotls_config {
 	uint64_t key_usage_limit;
 
 	/* ALPN (alpn.c): the protocols, most preferred first, NULL-terminated
-	 * (mbedTLS's form, for a client); a server's policy and callback. */
+	 * (mbedTLS's form, for a client); a server's policy and callback, of
+	 * one form or the other (at most one of the two is set). */
 	char **alpn;
 	enum sotls_alpn_policy alpn_policy;
 	sotls_alpn_select_cb alpn_cb;
+	sotls_alpn_select_conn_cb alpn_conn_cb;
 	void *alpn_cb_arg;
 
 	/* Own certificates (certs.c), index 0 the default; how a server picks
@@ -132,6 +134,10 @@ struct sotls_config {
 	/* sotls_config_set_keylog (keylog.c); NULL: none. */
 	sotls_keylog_cb keylog_cb;
 	void *keylog_arg;
+
+	/* sotls_config_set_log (log.c); NULL: none. */
+	sotls_log_cb log_cb;
+	void *log_arg;
 
 	/* Session cache, store and tickets (resume.c). */
 	struct sotls_resume_config resume;
@@ -175,6 +181,18 @@ void sotls_certs_free(struct sotls_config *cfg);
 int sotls_certs_configure(struct sotls_config *cfg, mbedtls_ssl_config *conf);
 
 void sotls_alpn_free(struct sotls_config *cfg);
+
+/* Tells cfg's log callback of event, with a line made from fmt (log.c);
+ * callers go through SOTLS_LOG, which costs one pointer test when the
+ * configuration has no callback and then evaluates no argument. */
+void sotls_log_emit(const struct sotls_config *cfg, const struct sotls_conn *c,
+		    enum sotls_log_event event, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define SOTLS_LOG(cfg, c, event, ...)                                          \
+	do {                                                                   \
+		if ((cfg)->log_cb != NULL)                                     \
+			sotls_log_emit((cfg), (c), (event), __VA_ARGS__);      \
+	} while (0)
 
 /* 0 if cfg may still be changed, else SOTLS_ERR_INVALID_ARGUMENT (NULL)
  * or SOTLS_ERR_BAD_STATE (in use). */

@@ -131,8 +131,12 @@ static bool may_resume(struct sotls_hs *hs, const struct sotls_session_state *st
 	 * (the same verify mode, trust anchors, CRLs and callback, and the
 	 * application's context), as OpenSSL's session ID context does. Not
 	 * secret: the digest is in every session, so memcmp. */
-	if (memcmp(st->context, cfg->resume.context, sizeof(st->context)) != 0)
+	if (memcmp(st->context, cfg->resume.context, sizeof(st->context)) != 0) {
+		SOTLS_LOG(cfg, hs->conn, SOTLS_LOG_SESSION_CONTEXT,
+			  "session not resumed: it was made under another trust or session "
+			  "context; a full handshake");
 		return false;
+	}
 	/* RFC 6066 §3: a server "MUST NOT accept the request to resume the
 	 * session if the server_name extension contains a different name.
 	 * Instead, it proceeds with a full handshake". */
@@ -334,6 +338,14 @@ static int ticket_parse(void *p_ticket, mbedtls_ssl_session *session, unsigned c
 	return mrc;
 }
 
+/* A failed re-read of the ticket key file: an event of the configuration,
+ * not of the handshake that happened to look at the file. */
+static void report_key_file(void *ctx, const char *line)
+{
+	const struct sotls_config *cfg = ctx;
+	SOTLS_LOG(cfg, NULL, SOTLS_LOG_TICKET_KEY_FILE, "%s", line);
+}
+
 int sotls_resume_configure(struct sotls_config *cfg, mbedtls_ssl_config *conf)
 {
 	struct sotls_resume_config *rc = &cfg->resume;
@@ -359,6 +371,8 @@ int sotls_resume_configure(struct sotls_config *cfg, mbedtls_ssl_config *conf)
 	}
 	if (rc->tickets) {
 		sotls_ticket_keyring_set_times(rc->keys, rc->ticket_lifetime, rc->rotate_every);
+		if (cfg->log_cb != NULL)
+			sotls_ticket_keyring_set_report(rc->keys, report_key_file, cfg);
 		mbedtls_ssl_conf_session_tickets_cb(conf, ticket_write, ticket_parse, cfg);
 	}
 	return 0;

@@ -124,6 +124,11 @@ void sotls_ticket_keyring_set_times(struct sotls_ticket_keyring *ring, unsigned 
 				    unsigned rotate_every);
 int sotls_ticket_keyring_add(struct sotls_ticket_keyring *ring, const struct sotls_ticket_key *k);
 int sotls_ticket_keyring_set_file(struct sotls_ticket_keyring *ring, const char *path);
+/* Where a failed re-read of the key file is told (one line, without a
+ * newline), once per reason: the file is looked at every second while it
+ * stays broken. */
+void sotls_ticket_keyring_set_report(struct sotls_ticket_keyring *ring,
+				     void (*report)(void *ctx, const char *line), void *ctx);
 /* The refusal SOTLS_ERR_TICKET_KEYS's errno e stands for, in words
  * (ticket_keyfile.c). */
 const char *sotls_ticket_key_refusal(int e);

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,6 +32,11 @@ struct sotls_ticket_keyring {
 	char *path;
 	int64_t checked;
 	struct stat seen;
+	/* Where a failed re-read is told, and the failure told last (rc 0:
+	 * none since the last good read). */
+	void (*report)(void *ctx, const char *line);
+	void *report_ctx;
+	int failed_rc, failed_errno;
 };
 
 struct sotls_ticket_keyring *sotls_ticket_keyring_new(void)
@@ -227,6 +233,36 @@ static void refresh(struct sotls_ticket_keyring *r, int64_t now)
 	drop_expired(r, now);
 }
 
+void sotls_ticket_keyring_set_report(struct sotls_ticket_keyring *r,
+				     void (*report)(void *ctx, const char *line), void *ctx)
+{
+	pthread_mutex_lock(&r->lock);
+	r->report = report;
+	r->report_ctx = ctx;
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* A re-read's outcome (rc, errno e) for the report: a failure is news
+ * unless it is the one told last, so a file that stays broken is told of
+ * once, not every second. */
+static void report_reload(struct sotls_ticket_keyring *r, const char *path, int rc, int e)
+{
+	pthread_mutex_lock(&r->lock);
+	bool news = rc != 0 && (rc != r->failed_rc || e != r->failed_errno);
+	r->failed_rc = rc;
+	r->failed_errno = rc != 0 ? e : 0;
+	void (*report)(void *, const char *) = r->report;
+	void *ctx = r->report_ctx;
+	pthread_mutex_unlock(&r->lock);
+	if (!news || report == NULL)
+		return;
+	char line[512];
+	snprintf(line, sizeof(line), "ticket key file %s not re-read: %s; the keys read before stay "
+		 "in use", path, rc == SOTLS_ERR_TICKET_KEYS ? sotls_ticket_key_refusal(e)
+		 : rc == SOTLS_ERR_SYSCALL ? strerror(e) : sotls_strerror(rc));
+	report(ctx, line);
+}
+
 /* The key file, looked at once a second at most (outside the lock). */
 static void check_file(struct sotls_ticket_keyring *r, int64_t now)
 {
@@ -236,8 +272,10 @@ static void check_file(struct sotls_ticket_keyring *r, int64_t now)
 		r->checked = now;
 	const char *path = r->path; /* set while building, then fixed */
 	pthread_mutex_unlock(&r->lock);
-	if (due)
-		(void)reload(r, path, false);
+	if (!due)
+		return;
+	int rc = reload(r, path, false);
+	report_reload(r, path, rc, errno);
 }
 
 /* The key that issues now: the latest intro not in the future. */

@@ -65,17 +65,20 @@ void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_
 		out->tx_reason = out->rx_reason = SOTLS_KREASON_OFF;
 		return;
 	}
+	bool want_tx = policy != SOTLS_KTLS_RX_ONLY, want_rx = policy != SOTLS_KTLS_TX_ONLY;
 	if (max_frag != 0) {
 		/* RFC 6066 §4 holds both directions to max_frag. */
 		out->tx_reason = SOTLS_KREASON_MFL_TX;
 		out->rx_reason = SOTLS_KREASON_MFL_RX;
+		out->tx_fallback = want_tx;
+		out->rx_fallback = want_rx;
 		return;
 	}
-	if (policy == SOTLS_KTLS_RX_ONLY)
+	if (!want_tx)
 		out->tx_reason = SOTLS_KREASON_RX_ONLY;
 	else
 		out->tx_reason = try_dir(fd, SOTLS_KTLS_TX, alg, tx, &out->tx);
-	if (policy == SOTLS_KTLS_TX_ONLY) {
+	if (!want_rx) {
 		out->rx_reason = SOTLS_KREASON_TX_ONLY;
 	} else {
 #ifdef SOTLS_TEST_SEAMS
@@ -85,6 +88,8 @@ void sotls_kconn_install(int fd, enum sotls_ktls_policy policy, enum sotls_aead_
 #endif
 		out->rx_reason = try_dir(fd, SOTLS_KTLS_RX, alg, rx, &out->rx);
 	}
+	out->tx_fallback = want_tx && !out->tx;
+	out->rx_fallback = want_rx && !out->rx;
 }
 
 /* ---- the kernel path ----------------------------------------------------- */

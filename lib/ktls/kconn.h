@@ -38,10 +38,14 @@ void sotls_kconn_set_test_rx_delay_us(unsigned us);
 #define SOTLS_KREASON_MFL_RX \
 	"kTLS not tried: max_fragment_length negotiated and the kernel cannot refuse larger records"
 
-/* What the kernel took. Reasons are static strings. */
+/* What the kernel took. Reasons are static strings. A fallback: the policy
+ * gave the direction to the kernel, which did not take it or could not be
+ * asked (max_fragment_length), as opposed to a direction the configuration
+ * kept in userspace. */
 struct sotls_kchoice {
 	bool tx, rx;
 	const char *tx_reason, *rx_reason;
+	bool tx_fallback, rx_fallback;
 };
 
 /*

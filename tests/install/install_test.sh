@@ -28,14 +28,21 @@ pc() { PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$work/root pkg-config "$@";
 # With -Dinstall_examples=true (sotls's own builds) the tools come along; a
 # crontab's sotls-ticket-keys must run from where it was installed.
 if meson introspect "$build" --buildoptions | grep -q '"name": "install_examples", "value": true'; then
+  # Each one's --help is a manual page (examples/help_text.h): an operator
+  # reads it where the program was installed.
   for tool in sotls-ticket-keys sotls-echo-server sotls-https-server sotls-event-echo-server \
-              sotls-keyless-server sotls-key-server sotls-echo-client; do
+              sotls-engine-echo-server sotls-keyless-server sotls-key-server sotls-echo-client; do
     bin=$(find "$work/root" -name "$tool" -type f | head -1)
     [ -x "$bin" ] || { echo "$tool was not installed"; exit 1; }
+    help=$(LD_LIBRARY_PATH=$libdir "$bin" --help) || { echo "$tool --help failed"; exit 1; }
+    for section in NAME SYNOPSIS DESCRIPTION OPTIONS 'EXIT STATUS' EXAMPLES; do
+      printf '%s\n' "$help" | grep -qx "$section" ||
+        { echo "the installed $tool --help has no $section section"; exit 1; }
+    done
   done
   LD_LIBRARY_PATH=$libdir "$(find "$work/root" -name sotls-ticket-keys -type f)" --help |
     grep -q rotate || { echo "the installed sotls-ticket-keys does not run"; exit 1; }
-  echo "the tools are installed and run"
+  echo "the tools are installed and run; each --help is a manual page"
 fi
 
 # The static library's globals are exactly the shared library's exports.

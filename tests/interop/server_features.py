@@ -239,6 +239,35 @@ def sotls_client_alpn(env):
     check('no_application_protocol (120)' in cout, 'the client did not report the alert')
 
 
+def alpn_callback_conn(env):
+    """The connection callback (sotls_config_set_alpn_select_conn) against
+    s_client: sotls-peer's callback picks the protocol its connection's user
+    pointer names, so x-conn, the client's second choice, proves it saw the
+    connection."""
+    cert, key = env.leaf('a', 'ec', ['a.test'])
+
+    def serve(alpn):
+        pf = env.path('port-%d' % len(env.procs))
+        srv = env.spawn([env.a.peer, 'server', '--port', '0', '--port-file', pf,
+                         '--cert', cert, '--key', key, '--alpn-select-conn', 'x-conn'],
+                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out = env.s_client(env.wait_port_file(pf, srv), '-servername', 'a.test',
+                           '-alpn', alpn)
+        log = srv.communicate(timeout=TIMEOUT)[0].decode(errors='replace')
+        print('--- sotls-peer ---\n' + log)
+        return out, log
+
+    out, log = serve('h2,x-conn')
+    check('ALPN protocol: x-conn' in out, 'x-conn not negotiated')
+    check('ALPN-CALLBACK user=x-conn server_name=a.test offered=h2,x-conn' in log,
+          'the callback did not see the connection, its name and the offer')
+    check('NEGOTIATED alpn=x-conn' in log, 'sotls-peer did not report x-conn')
+    # SOTLS_ALPN_NONE under the default STRICT policy: no_application_protocol.
+    out, log = serve('h2')
+    check('alert number 120' in out, 'no no_application_protocol when the callback chose none')
+    check('HANDSHAKE-FAILED' in log, 'the server did not fail the handshake')
+
+
 # ---- certificates by SNI and by signature algorithm --------------------------------
 
 def two_names(env):
@@ -384,6 +413,7 @@ def main():
         'alpn-curl-http2': lambda e: curl_alpn(e, '--http2'),
         'alpn-sni-python': python_alpn_sni,
         'alpn-sotls-client': sotls_client_alpn,
+        'alpn-callback-conn': alpn_callback_conn,
         'sni-two-names': two_names,
         'sni-by-sigalgs': by_sigalgs,
         'sni-unknown-default': lambda e: unknown_name(e, False),

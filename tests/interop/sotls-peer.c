@@ -5,6 +5,8 @@
  *   HANDSHAKE <suite> <tx path> <rx path>
  *   NEGOTIATED alpn=<protocol|-> server_name=<name|-> cert=<index>
  *   MAX_FRAGMENT_LENGTH <negotiated bytes, 0 if none>
+ *   ALPN-CALLBACK user=<P> server_name=<name|-> offered=<P1,P2,...>
+ *     (server, --alpn-select-conn P: the connection callback's call)
  *   END close_notify|truncated|error <code> <detail>   (how the peer's side ended)
  * Exit status 0 only if everything was sent, --expect bytes arrived and both
  * close_notify alerts were exchanged.
@@ -30,7 +32,26 @@ static void usage(void)
 		"usage: sotls-peer client|server --port N [--cert F --key F] [--ca F]\n"
 		"       [--servername N] [--verify] [--cipher LIST] [--send FILE]\n"
 		"       [--recv FILE] [--expect N] [--port-file F] [--wait-close]\n"
-		"       [--alpn P1,P2,...] [--max-frag-len N]\n");
+		"       [--alpn P1,P2,...] [--alpn-select-conn P] [--max-frag-len N]\n");
+}
+
+/* --alpn-select-conn: the protocol to pick comes from the connection's user
+ * pointer, so a pick proves the callback was handed that connection. */
+static int alpn_by_conn(struct sotls_conn *c, void *arg, const char *server_name,
+			const char *const *offered, size_t n)
+{
+	(void)arg;
+	const char *want = sotls_conn_user(c);
+	int pick = SOTLS_ALPN_NONE;
+	printf("ALPN-CALLBACK user=%s server_name=%s offered=", want ? want : "-",
+	       server_name[0] ? server_name : "-");
+	for (size_t i = 0; i < n; i++) {
+		printf("%s%s", i ? "," : "", offered[i]);
+		if (want != NULL && strcmp(offered[i], want) == 0 && pick == SOTLS_ALPN_NONE)
+			pick = (int)i;
+	}
+	printf("\n");
+	return pick;
 }
 
 static uint8_t *load(const char *path, size_t *len)
@@ -62,11 +83,12 @@ int main(int argc, char **argv)
 		{"recv", required_argument, NULL, 'R'},	     {"expect", required_argument, NULL, 'e'},
 		{"port-file", required_argument, NULL, 'f'}, {"alpn", required_argument, NULL, 'A'},
 		{"max-frag-len", required_argument, NULL, 'm'},
+		{"alpn-select-conn", required_argument, NULL, 'C'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *cert = NULL, *key = NULL, *ca = NULL, *sni = NULL, *cipher = NULL;
 	const char *send_path = NULL, *recv_path = NULL, *port_file = NULL;
-	char *alpn = NULL;
+	char *alpn = NULL, *alpn_conn = NULL;
 	int port = 0, verify = 0, opt;
 	unsigned max_frag = 0;
 	size_t expect = 0;
@@ -91,6 +113,7 @@ int main(int argc, char **argv)
 		case 'e': expect = strtoull(optarg, NULL, 10); break;
 		case 'f': port_file = optarg; break;
 		case 'A': alpn = optarg; break;
+		case 'C': alpn_conn = optarg; break;
 		case 'm': max_frag = (unsigned)strtoul(optarg, NULL, 10); break;
 		default: usage(); return 2;
 		}
@@ -118,6 +141,9 @@ int main(int argc, char **argv)
 		if ((rc = sotls_config_set_alpn(cfg, protos, n)) != 0)
 			fprintf(stderr, "alpn: %s\n", sotls_strerror(rc));
 	}
+	if (rc == 0 && alpn_conn &&
+	    (rc = sotls_config_set_alpn_select_conn(cfg, alpn_by_conn, NULL)) != 0)
+		fprintf(stderr, "alpn-select-conn: %s\n", sotls_strerror(rc));
 	if (rc == 0 && max_frag && (rc = sotls_config_set_max_fragment_length(cfg, max_frag)) != 0)
 		fprintf(stderr, "max-frag-len: %s\n", sotls_strerror(rc));
 	if (rc != 0)
@@ -165,6 +191,7 @@ int main(int argc, char **argv)
 	sotls_config_free(cfg);
 	if (nrc != 0)
 		return 2;
+	sotls_conn_set_user(c, alpn_conn);
 	rc = sotls_handshake(c);
 	if (rc != 0) {
 		printf("HANDSHAKE-FAILED %s: %s\n", sotls_strerror(rc), sotls_conn_error_detail(c));

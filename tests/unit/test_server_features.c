@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@ struct result {
 struct server {
 	struct sotls_config *cfg;
 	int fd;
+	struct sotls_conn *conn; /* while the handshake runs */
 	struct result r;
 };
 
@@ -53,6 +55,8 @@ static void *server_main(void *arg)
 	s->r.rc = sotls_conn_new(s->cfg, s->fd, &c);
 	if (s->r.rc != 0)
 		return NULL;
+	s->conn = c;
+	sotls_conn_set_user(c, s);
 	record(c, sotls_handshake(c), &s->r);
 	sotls_conn_free(c);
 	close(s->fd);
@@ -134,6 +138,71 @@ static void test_alpn_callback(void **state)
 	assert_int_equal(s.rc, SOTLS_ERR_NO_APPLICATION_PROTOCOL);
 	assert_int_equal(c.rc, SOTLS_ERR_PEER_ALERT);
 	assert_non_null(strstr(c.detail, "no_application_protocol (120)"));
+	sotls_config_free(cfg);
+}
+
+/* The callback with the connection: it finds the server's own struct
+ * through the connection's user pointer (which it records, as the struct
+ * lives only during run), and picks what arg names. */
+static struct sotls_conn *g_seen_conn;
+static const struct sotls_config *g_seen_cfg;
+static bool g_user_has_conn;
+static int pick_by_user(struct sotls_conn *c, void *arg, const char *server_name,
+			const char *const *offered, size_t n)
+{
+	const struct server *s = sotls_conn_user(c);
+	g_seen_conn = c;
+	g_seen_cfg = s != NULL ? s->cfg : NULL;
+	g_user_has_conn = s != NULL && s->conn == c;
+	snprintf(g_cb_name, sizeof(g_cb_name), "%s", server_name);
+	const char *want = arg;
+	for (size_t i = 0; g_user_has_conn && i < n; i++)
+		if (strcmp(offered[i], want) == 0)
+			return (int)i;
+	return SOTLS_ALPN_NONE;
+}
+
+static void test_alpn_callback_conn(void **state)
+{
+	(void)state;
+	static const char *const offer[] = {"x-first", "y-second", "z-third"};
+	struct sotls_config *cfg = two_cert_server();
+	assert_int_equal(sotls_config_set_alpn_select_conn(cfg, pick_by_user, "z-third"), 0);
+	g_seen_conn = NULL;
+	g_seen_cfg = NULL;
+	g_user_has_conn = false;
+	struct result s, c;
+	run(cfg, "exact.test", offer, 3, &s, &c);
+	assert_int_equal(s.rc, 0);
+	assert_int_equal(c.rc, 0);
+	assert_non_null(g_seen_conn);
+	assert_true(g_user_has_conn);
+	assert_ptr_equal(g_seen_cfg, cfg);
+	assert_string_equal(g_cb_name, "exact.test");
+	assert_string_equal(s.alpn, "z-third");
+	assert_string_equal(c.alpn, "z-third");
+	/* Its SOTLS_ALPN_NONE goes to the policy as the other callback's does. */
+	static const char *const other[] = {"only"};
+	run(cfg, NULL, other, 1, &s, &c);
+	assert_int_equal(s.rc, SOTLS_ERR_NO_APPLICATION_PROTOCOL);
+	assert_string_equal(g_cb_name, "");
+	/* Either setter replaces the other's callback: the old form answers
+	 * now, and the connection callback is not called. */
+	sotls_config_free(cfg);
+	cfg = two_cert_server();
+	assert_int_equal(sotls_config_set_alpn_select_conn(cfg, pick_by_user, "z-third"), 0);
+	assert_int_equal(sotls_config_set_alpn_select(cfg, pick_second, NULL), 0);
+	g_seen_conn = NULL;
+	run(cfg, NULL, offer, 3, &s, &c);
+	assert_int_equal(s.rc, 0);
+	assert_string_equal(s.alpn, "y-second");
+	assert_null(g_seen_conn);
+	/* A configuration in use, or a client's, refuses it. */
+	assert_int_equal(sotls_config_set_alpn_select_conn(cfg, NULL, NULL), SOTLS_ERR_BAD_STATE);
+	struct sotls_config *cli = sotls_config_new(SOTLS_ROLE_CLIENT);
+	assert_int_equal(sotls_config_set_alpn_select_conn(cli, pick_by_user, NULL),
+			 SOTLS_ERR_INVALID_ARGUMENT);
+	sotls_config_free(cli);
 	sotls_config_free(cfg);
 }
 
@@ -288,7 +357,8 @@ static int setup(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_alpn_callback), cmocka_unit_test(test_alpn_lenient),
+		cmocka_unit_test(test_alpn_callback), cmocka_unit_test(test_alpn_callback_conn),
+		cmocka_unit_test(test_alpn_lenient),
 		cmocka_unit_test(test_names),	      cmocka_unit_test(test_sni_callback),
 		cmocka_unit_test(test_rules),
 	};
