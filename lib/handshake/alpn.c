@@ -61,12 +61,11 @@ SOTLS_API int sotls_config_set_alpn(struct sotls_config *cfg, const char *const 
 SOTLS_API int sotls_config_set_alpn_policy(struct sotls_config *cfg,
 					   enum sotls_alpn_policy policy)
 {
-	int rc = sotls_config_writable(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc != 0)
 		return rc;
-	if (cfg->role != SOTLS_ROLE_SERVER ||
-	    (policy != SOTLS_ALPN_STRICT && policy != SOTLS_ALPN_LENIENT &&
-	     policy != SOTLS_ALPN_REQUIRED))
+	if (policy != SOTLS_ALPN_STRICT && policy != SOTLS_ALPN_LENIENT &&
+	    policy != SOTLS_ALPN_REQUIRED)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->alpn_policy = policy;
 	return 0;
@@ -77,11 +76,9 @@ SOTLS_API int sotls_config_set_alpn_policy(struct sotls_config *cfg,
 static int set_select(struct sotls_config *cfg, sotls_alpn_select_cb cb,
 		      sotls_alpn_select_conn_cb conn_cb, void *arg)
 {
-	int rc = sotls_config_writable(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc != 0)
 		return rc;
-	if (cfg->role != SOTLS_ROLE_SERVER)
-		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->alpn_cb = cb;
 	cfg->alpn_conn_cb = conn_cb;
 	cfg->alpn_cb_arg = cb != NULL || conn_cb != NULL ? arg : NULL;

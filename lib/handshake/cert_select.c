@@ -206,11 +206,10 @@ struct sotls_cert *sotls_hs_cert_of(const struct sotls_hs *hs, const mbedtls_x50
 
 SOTLS_API int sotls_config_set_sni_policy(struct sotls_config *cfg, enum sotls_sni_policy policy)
 {
-	int rc = sotls_config_writable(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc != 0)
 		return rc;
-	if (cfg->role != SOTLS_ROLE_SERVER ||
-	    (policy != SOTLS_SNI_DEFAULT_CERT && policy != SOTLS_SNI_REFUSE_UNKNOWN))
+	if (policy != SOTLS_SNI_DEFAULT_CERT && policy != SOTLS_SNI_REFUSE_UNKNOWN)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->sni_policy = policy;
 	return 0;
@@ -219,11 +218,9 @@ SOTLS_API int sotls_config_set_sni_policy(struct sotls_config *cfg, enum sotls_s
 SOTLS_API int sotls_config_set_cert_select(struct sotls_config *cfg, sotls_cert_select_cb cb,
 					   void *arg)
 {
-	int rc = sotls_config_writable(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc != 0)
 		return rc;
-	if (cfg->role != SOTLS_ROLE_SERVER)
-		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->select_cb = cb;
 	cfg->select_cb_arg = cb != NULL ? arg : NULL;
 	return 0;
@@ -231,11 +228,9 @@ SOTLS_API int sotls_config_set_cert_select(struct sotls_config *cfg, sotls_cert_
 
 SOTLS_API int sotls_config_set_sni_callback(struct sotls_config *cfg, sotls_sni_cb cb, void *arg)
 {
-	int rc = sotls_config_writable(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc != 0)
 		return rc;
-	if (cfg->role != SOTLS_ROLE_SERVER)
-		return SOTLS_ERR_INVALID_ARGUMENT;
 	cfg->sni_cb = cb;
 	cfg->sni_cb_arg = cb != NULL ? arg : NULL;
 	return 0;

@@ -223,19 +223,12 @@ void sotls_certs_free(struct sotls_config *cfg)
 
 /* ---- the setters ---- */
 
-/* A client uses one certificate (mbedTLS sends the first it has). */
-static int may_add(struct sotls_config *cfg)
-{
-	int rc = sotls_config_writable(cfg);
-	if (rc == 0 && cfg->role != SOTLS_ROLE_SERVER)
-		rc = SOTLS_ERR_INVALID_ARGUMENT;
-	return rc;
-}
-
+/* Server only: a client uses one certificate (mbedTLS sends the first it
+ * has), which sotls_config_set_cert gives it. */
 SOTLS_API int sotls_config_add_cert(struct sotls_config *cfg, struct sotls_cert *cert,
 				    const char *const *names, size_t n_names)
 {
-	int rc = may_add(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc != 0)
 		return rc;
 	if (cert == NULL)
@@ -258,7 +251,7 @@ SOTLS_API int sotls_config_add_cert_file(struct sotls_config *cfg, const char *c
 					 size_t n_names)
 {
 	struct sotls_cert *cert;
-	int rc = may_add(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc == 0)
 		rc = cert_new_file(cfg, chain_path, key_path, &cert);
 	return rc != 0 ? rc : put_loaded(cfg, cfg->n_certs, cert, names, n_names);
@@ -269,7 +262,7 @@ SOTLS_API int sotls_config_add_cert_mem(struct sotls_config *cfg, const void *ch
 					const char *const *names, size_t n_names)
 {
 	struct sotls_cert *cert;
-	int rc = may_add(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc == 0)
 		rc = cert_new_mem(cfg, chain, chain_len, key, key_len, &cert,
 				  "the certificate chain", "the private key");

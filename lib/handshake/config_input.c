@@ -24,6 +24,14 @@ int sotls_config_writable(struct sotls_config *cfg)
 	return atomic_load(&cfg->frozen) ? SOTLS_ERR_BAD_STATE : 0;
 }
 
+int sotls_config_server_writable(struct sotls_config *cfg)
+{
+	int rc = sotls_config_writable(cfg);
+	if (rc == 0 && cfg->role != SOTLS_ROLE_SERVER)
+		rc = SOTLS_ERR_INVALID_ARGUMENT;
+	return rc;
+}
+
 /* Copies data, adding a NUL after PEM text that lacks one (mbedTLS wants the
  * NUL counted in the length of PEM input). */
 uint8_t *sotls_copy_input(const void *data, size_t len, size_t *out_len)

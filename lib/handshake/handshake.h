@@ -197,6 +197,9 @@ void sotls_log_emit(const struct sotls_config *cfg, const struct sotls_conn *c,
 /* 0 if cfg may still be changed, else SOTLS_ERR_INVALID_ARGUMENT (NULL)
  * or SOTLS_ERR_BAD_STATE (in use). */
 int sotls_config_writable(struct sotls_config *cfg);
+/* The same for a setter that only a server configuration has:
+ * SOTLS_ERR_INVALID_ARGUMENT on a client's. */
+int sotls_config_server_writable(struct sotls_config *cfg);
 
 /*
  * Records why a setter failed (sotls_config_error_detail) and returns rc.

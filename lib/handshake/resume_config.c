@@ -10,19 +10,10 @@
 #include "handshake.h"
 #include "resume.h"
 
-/* A server configuration still being built, or the error to return. */
-static int server_writable(struct sotls_config *cfg)
-{
-	int rc = sotls_config_writable(cfg);
-	if (rc == 0 && cfg->role != SOTLS_ROLE_SERVER)
-		rc = SOTLS_ERR_INVALID_ARGUMENT;
-	return rc;
-}
-
 SOTLS_API int sotls_config_set_session_cache(struct sotls_config *cfg, size_t max_sessions,
 					     size_t max_bytes, unsigned lifetime)
 {
-	int rc = server_writable(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc != 0)
 		return rc;
 	struct sotls_resume_config *r = &cfg->resume;
@@ -40,7 +31,7 @@ SOTLS_API int sotls_config_set_session_store(struct sotls_config *cfg, sotls_ses
 					     sotls_session_get_fn get, sotls_session_del_fn del,
 					     void *arg)
 {
-	int rc = server_writable(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc != 0)
 		return rc;
 	if ((put == NULL) != (get == NULL))
@@ -77,7 +68,7 @@ SOTLS_API int sotls_config_add_ticket_key(struct sotls_config *cfg,
 
 SOTLS_API int sotls_config_set_ticket_key_file(struct sotls_config *cfg, const char *path)
 {
-	int rc = server_writable(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc != 0)
 		return rc;
 	if (path == NULL)
@@ -96,7 +87,7 @@ SOTLS_API int sotls_config_set_ticket_key_file(struct sotls_config *cfg, const c
 SOTLS_API int sotls_config_set_ticket_key_callback(struct sotls_config *cfg,
 						   sotls_ticket_key_fn fn, void *arg)
 {
-	int rc = server_writable(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc != 0)
 		return rc;
 	if (fn == NULL)
@@ -107,7 +98,7 @@ SOTLS_API int sotls_config_set_ticket_key_callback(struct sotls_config *cfg,
 
 SOTLS_API int sotls_config_set_ticket_rotation(struct sotls_config *cfg, unsigned rotate_every)
 {
-	int rc = server_writable(cfg);
+	int rc = sotls_config_server_writable(cfg);
 	if (rc != 0)
 		return rc;
 	if (rotate_every == 0)
