@@ -224,7 +224,7 @@ void sotls_certs_free(struct sotls_config *cfg)
 /* ---- the setters ---- */
 
 /* Server only: a client uses one certificate (mbedTLS sends the first it
- * has), which sotls_config_set_cert gives it. */
+ * has), which sotls_config_set_cert_file or _mem gives it. */
 SOTLS_API int sotls_config_add_cert(struct sotls_config *cfg, struct sotls_cert *cert,
 				    const char *const *names, size_t n_names)
 {
