@@ -812,7 +812,10 @@ struct sotls_info {
 	 * configuration". */
 	const char *tx_reason;
 	const char *rx_reason;
-	const char *aead_impl;	 /* e.g. "sotls-avx512"; "kernel (kTLS)" if both in the kernel */
+	const char *aead_impl;	 /* e.g. "sotls-gcm-aes-vaes-avx512" (the CPU features pick it;
+				  * the environment variable SOTLS_CPU can take features
+				  * away, see README "CPU features"); "kernel (kTLS)" if
+				  * both in the kernel */
 	int peer_alert;		 /* last alert received from the peer, or -1 */
 	uint64_t tx_records;	 /* records sent since the handshake (userspace TX; 0 on kTLS) */
 	uint64_t rx_records;	 /* records received since the handshake (userspace RX; 0 on kTLS) */
