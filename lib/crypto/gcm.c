@@ -80,6 +80,8 @@ static const struct sotls_gcm_bulk BULKS_AES[] = {
 	{{"gcm-aes-vaes-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_SSE41 | SOTLS_CPU_VAES |
 					 SOTLS_CPU_VPCLMUL | SOTLS_CPU_AES | SOTLS_CPU_PCLMUL},
 	 sotls_gcm_aes_vaes_avx512, &GHASHES[0]},
+	{{"gcm-aes-aesni-pclmul", SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE},
+	 sotls_gcm_aes_aesni_pclmul, &GHASHES[1]},
 	{{NULL, 0}, NULL, NULL},
 };
 

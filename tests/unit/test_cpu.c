@@ -217,6 +217,13 @@ static void test_picks_by_features(void **state)
 		 "sotls-aria-gfni-avx2+ghash-generic"},
 		{SOTLS_AEAD_ARIA_128_GCM, 0, "sotls-aria-generic+ghash-generic"},
 		{SOTLS_AEAD_AES_128_GCM, ICE_LAKE, "sotls-gcm-aes-vaes-avx512"},
+		/* No VAES (Haswell to Cascade Lake), or VAES without AVX-512
+		 * (Zen 3): the stitched AES-NI loop. */
+		{SOTLS_AEAD_AES_128_GCM, HASWELL, "sotls-gcm-aes-aesni-pclmul"},
+		{SOTLS_AEAD_AES_256_GCM, ZEN3, "sotls-gcm-aes-aesni-pclmul"},
+		{SOTLS_AEAD_AES_256_GCM, ICE_LAKE & ~SOTLS_CPU_VAES, "sotls-gcm-aes-aesni-pclmul"},
+		/* Without PCLMULQDQ nothing is stitched. */
+		{SOTLS_AEAD_AES_128_GCM, HASWELL & ~SOTLS_CPU_PCLMUL, "sotls-aes-aesni+ghash-generic"},
 		{SOTLS_AEAD_AES_256_GCM, 0, "sotls-aes-ct64+ghash-generic"},
 		{SOTLS_AEAD_AES_256_GCM, SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE,
 		 "sotls-aes-ct64+ghash-pclmul"},
