@@ -136,7 +136,8 @@ static int engine_init(struct engine *e, enum kind kind, uint32_t features,
 	memset(e, 0, sizeof(*e));
 	e->kind = kind;
 	e->alg = alg;
-	snprintf(e->name, sizeof(e->name), "%s", kind == K_OPENSSL ? "openssl" : "mbedtls");
+	snprintf(e->name, sizeof(e->name), "%s",
+		 kind == K_SOTLS ? "sotls" : kind == K_OPENSSL ? "openssl" : "mbedtls");
 	snprintf(e->uses, sizeof(e->uses), "-");
 	switch (kind) {
 	case K_SOTLS: {
