@@ -1,6 +1,6 @@
 /*
  * ARIA-GCM and AES-GCM AEAD tests (lib/crypto/aead.h), run for every
- * algorithm and every implementation level this CPU supports:
+ * algorithm and every implementation this CPU runs (sotls_aead_variants):
  *
  *  (a) published known answers (RFC 8269 for ARIA, the McGrew-Viega GCM test
  *      cases for AES), checked against OpenSSL too so the differential oracle
@@ -59,13 +59,13 @@ static const enum sotls_aead_alg ALGS[] = {SOTLS_AEAD_ARIA_128_GCM, SOTLS_AEAD_A
  * The implementations this CPU runs (whatever SOTLS_CPU says), per cipher
  * family, as the feature sets that pick them (sotls_aead_variants), best
  * first, the portable one last; filled in by main(). Tests loop over
- * variant indexes below n_levels; a family with fewer variants runs its
+ * variant indexes below n_impls; a family with fewer variants runs its
  * portable one again for the indexes past its own.
  */
 #define MAX_VARIANTS 16
 static uint32_t variants[2][MAX_VARIANTS];
 static size_t n_variants[2];
-static size_t n_levels;
+static size_t n_impls;
 
 static int fam(enum sotls_aead_alg alg)
 {
@@ -258,7 +258,7 @@ static void test_known_answers(void **state)
 			fail_msg("%s: OpenSSL disagrees with the published vector (bad "
 				 "transcription?)", name);
 
-		for (size_t i = 0; i < n_levels; i++) {
+		for (size_t i = 0; i < n_impls; i++) {
 			const size_t lv = i;
 			struct sotls_aead a;
 			long d;
@@ -336,7 +336,7 @@ static uint8_t *place(uint8_t *buf, size_t off, const uint8_t *data, size_t len,
 }
 
 /*
- * One differential case at one level: fresh random key, nonce, AAD and
+ * One differential case on one implementation: fresh random key, nonce, AAD and
  * plaintext; OpenSSL's seal is the reference.
  */
 static void diff_case(size_t lv, enum sotls_aead_alg alg, size_t len,
@@ -424,7 +424,7 @@ static void diff_case(size_t lv, enum sotls_aead_alg alg, size_t len,
 static void test_vs_openssl_lengths(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < n_levels; i++)
+	for (size_t i = 0; i < n_impls; i++)
 		for (size_t g = 0; g < N_ALGS; g++)
 			for (size_t len = 0; len <= 1100; len++)
 				diff_case(i, ALGS[g], len, (len * 7 + g) % 41, len % 4,
@@ -443,7 +443,7 @@ static void test_vs_openssl_aad(void **state)
 	static const size_t long_aad_lens[] = {0, 1, 50, 1024};
 
 	(void)state;
-	for (size_t i = 0; i < n_levels; i++) {
+	for (size_t i = 0; i < n_impls; i++) {
 		for (size_t aad = 0; aad <= 40; aad++)
 			for (size_t len = 0; len <= 300; len++)
 				diff_case(i, ALGS[(aad + len) % N_ALGS], len, aad,
@@ -462,7 +462,7 @@ static void test_vs_openssl_large(void **state)
 	static const size_t lens[] = {2047, 2048, 2049, 4111, 16383, 16384, 16385, 16400, 65543};
 
 	(void)state;
-	for (size_t i = 0; i < n_levels; i++)
+	for (size_t i = 0; i < n_impls; i++)
 		for (size_t g = 0; g < N_ALGS; g++)
 			for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
 				for (size_t off = 1; off <= 3; off++)
@@ -543,7 +543,7 @@ static void test_page_edges(void **state)
 	fence_init(&fout, 16385);
 	fence_init(&faad, 64);
 	fence_init(&ftag, 16);
-	for (size_t i = 0; i < n_levels; i++) {
+	for (size_t i = 0; i < n_impls; i++) {
 		for (size_t len = 0; len <= 300; len++)
 			page_edge_case(i, ALGS[len % N_ALGS], len, (len * 3) % 41, &fin, &fout,
 				       &faad, &ftag);
@@ -678,7 +678,7 @@ static void test_forgeries_rejected(void **state)
 	struct flip_ctx f = {0};
 
 	(void)state;
-	for (size_t i = 0; i < n_levels; i++) {
+	for (size_t i = 0; i < n_impls; i++) {
 		for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
 			for (size_t g = 0; g < N_ALGS; g++)
 				flip_case(i, ALGS[g], lens[l], &f);
@@ -731,7 +731,7 @@ static void test_init_errors(void **state)
 
 	/* A feature the CPU lacks is refused, not silently dropped (test_cpu
 	 * tries them one by one); the variants name what they pick. */
-	for (size_t l = 0; l < n_levels * N_ALGS; l++) {
+	for (size_t l = 0; l < n_impls * N_ALGS; l++) {
 		const size_t lv = l / N_ALGS;
 		const enum sotls_aead_alg alg = ALGS[l % N_ALGS];
 
@@ -765,7 +765,7 @@ static void test_seal_open_errors(void **state)
 	rng_fill(nonce, sizeof(nonce));
 	rng_fill(aad, sizeof(aad));
 	rng_fill(pt, sizeof(pt));
-	for (size_t i = 0; i < n_levels * N_ALGS; i++) {
+	for (size_t i = 0; i < n_impls * N_ALGS; i++) {
 		const size_t lv = i / N_ALGS;
 		const enum sotls_aead_alg alg = ALGS[i % N_ALGS];
 
@@ -828,15 +828,15 @@ static void test_seal_open_errors(void **state)
 
 /* -------------------------------------- (e) implementations agree (random) */
 
-static void test_levels_agree(void **state)
+static void test_impls_agree(void **state)
 {
 	static uint8_t ref[20000 + 16], out[20000 + 16], io[20000 + 16], pt[20000];
 	static uint8_t aad[600];
 	const int iterations = 1000;
 
 	(void)state;
-	if (n_levels < 2)
-		printf("test_gcm: only one level here; comparing it with itself\n");
+	if (n_impls < 2)
+		printf("test_gcm: only one implementation here; comparing it with itself\n");
 	for (int it = 0; it < iterations; it++) {
 		const enum sotls_aead_alg alg = ALGS[rng_below(N_ALGS)];
 		/* Mostly record-sized, sometimes up to 20000 bytes. */
@@ -855,7 +855,7 @@ static void test_levels_agree(void **state)
 		assert_int_equal(sotls_aead_seal(&a, nonce, aad, aad_len, pt, len, ref, ref_tag), 0);
 		sotls_aead_clear(&a);
 
-		for (size_t i = 0; i < n_levels; i++) {
+		for (size_t i = 0; i < n_impls; i++) {
 			const size_t lv = i;
 			const size_t off = rng_below(4);
 			long d;
@@ -869,7 +869,7 @@ static void test_levels_agree(void **state)
 					 "aad %zu out+%zu): %s",
 					 it, lname(lv, alg), sotls_aead_alg_name(alg), len, aad_len, off,
 					 d >= 0 ? "ciphertext" : "tag");
-			/* Each level opens the generic level's record in place. */
+			/* Each implementation opens the portable one's record in place. */
 			if (len > 0)
 				memcpy(io + off, ref, len);
 			int rc = sotls_aead_open(&a, nonce, aad, aad_len, io + off, len, ref_tag,
@@ -891,8 +891,8 @@ int main(void)
 
 		n_variants[f] = sotls_aead_variants(alg, sotls_cpu_detected(), variants[f],
 						    MAX_VARIANTS);
-		if (n_variants[f] > n_levels)
-			n_levels = n_variants[f];
+		if (n_variants[f] > n_impls)
+			n_impls = n_variants[f];
 		printf("test_gcm: %s runs on", f ? "AES-GCM" : "ARIA-GCM");
 		for (size_t v = 0; v < n_variants[f]; v++)
 			printf(" %s", lname(v, alg));
@@ -908,7 +908,7 @@ int main(void)
 		cmocka_unit_test(test_forgeries_rejected),
 		cmocka_unit_test(test_init_errors),
 		cmocka_unit_test(test_seal_open_errors),
-		cmocka_unit_test(test_levels_agree),
+		cmocka_unit_test(test_impls_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
