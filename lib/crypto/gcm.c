@@ -42,7 +42,7 @@ ADAPT(aes, sotls_aes_ctr32_ct64)
 ADAPT(aes, sotls_aes_ctr32_aesni)
 ADAPT(aes, sotls_aes_ctr32_vaes_avx512)
 
-enum family { FAMILY_ARIA, FAMILY_AES, FAMILIES };
+enum family { FAMILY_ARIA, FAMILY_AES };
 
 /* Each entry needs the instruction sets its file is compiled with (meson.build). */
 #define NEEDS_AVX512_BASE (SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3)
