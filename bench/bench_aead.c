@@ -1,7 +1,8 @@
 /*
  * sotls-bench-aead: ARIA-128-GCM, ARIA-256-GCM, AES-128-GCM and AES-256-GCM
- * seal/open throughput on one core, for every sotls implementation level this
- * CPU supports, OpenSSL (EVP) and mbedTLS, all measured in the same run.
+ * seal/open throughput on one core, for every sotls implementation the CPU
+ * features left by SOTLS_CPU run (each row says which features it uses),
+ * OpenSSL (EVP) and mbedTLS, all measured in the same run.
  *
  * Method. Every record carries a 13-byte AAD, as in TLS 1.2, and is sealed or
  * opened out of place with a 12-byte nonce and a 16-byte tag. Each cell
@@ -17,7 +18,7 @@
  * TSC frequency, measured against CLOCK_MONOTONIC at start-up.
  *
  * Before measuring, every implementation's seal output is compared with the
- * portable sotls level's and every open must succeed: a broken implementation
+ * portable sotls code's and every open must succeed: a broken implementation
  * is reported, never timed.
  */
 #include <errno.h>
@@ -53,15 +54,11 @@ enum kind { K_SOTLS, K_OPENSSL, K_MBEDTLS };
 enum op { OP_SEAL, OP_OPEN };
 static const char *const OP_NAMES[] = {"seal", "open"};
 
-struct impl {
-	enum kind kind;
-	enum sotls_cpu_level level; /* K_SOTLS only */
-	char name[32];
-};
-
 /* One implementation keyed for one cipher. */
 struct engine {
-	const struct impl *impl;
+	enum kind kind;
+	char name[64];
+	char uses[192]; /* the CPU features a sotls implementation uses, else "-" */
 	enum sotls_aead_alg alg;
 	struct sotls_aead aead;
 	EVP_CIPHER_CTX *enc, *dec;
@@ -78,6 +75,7 @@ struct data {
 
 struct cell {
 	struct engine *eng;
+	size_t group; /* the cells of its (cipher, op, size), adjacent */
 	struct data *data;
 	enum op op;
 	double best_mbps, best_cpb;
@@ -129,17 +127,29 @@ static void *xalloc(size_t n)
 
 /* ------------------------------------------------------------- engines */
 
-static int engine_init(struct engine *e, const struct impl *impl, enum sotls_aead_alg alg,
-		       const uint8_t *key)
+/* features: for K_SOTLS, the CPU features that pick its implementation. */
+static int engine_init(struct engine *e, enum kind kind, uint32_t features,
+		       enum sotls_aead_alg alg, const uint8_t *key)
 {
 	const size_t key_len = sotls_aead_key_len(alg);
 
 	memset(e, 0, sizeof(*e));
-	e->impl = impl;
+	e->kind = kind;
 	e->alg = alg;
-	switch (impl->kind) {
-	case K_SOTLS:
-		return sotls_aead_init_level(&e->aead, alg, key, key_len, impl->level);
+	snprintf(e->name, sizeof(e->name), "%s",
+		 kind == K_SOTLS ? "sotls" : kind == K_OPENSSL ? "openssl" : "mbedtls");
+	snprintf(e->uses, sizeof(e->uses), "-");
+	switch (kind) {
+	case K_SOTLS: {
+		const int rc =
+			sotls_aead_init_features(&e->aead, alg, key, key_len, features);
+		if (rc == 0) {
+			snprintf(e->name, sizeof(e->name), "%s", sotls_aead_impl_name(&e->aead));
+			sotls_cpu_describe(sotls_aead_impl_needs(&e->aead), e->uses,
+					   sizeof(e->uses));
+		}
+		return rc;
+	}
 	case K_OPENSSL: {
 		const EVP_CIPHER *c = openssl_aead_cipher(alg);
 		e->enc = EVP_CIPHER_CTX_new();
@@ -163,7 +173,7 @@ static int engine_init(struct engine *e, const struct impl *impl, enum sotls_aea
 
 static void engine_free(struct engine *e)
 {
-	switch (e->impl->kind) {
+	switch (e->kind) {
 	case K_SOTLS:
 		sotls_aead_clear(&e->aead);
 		break;
@@ -182,7 +192,7 @@ static int seal(struct engine *e, const uint8_t *in, size_t len, uint8_t *out, u
 {
 	int outl;
 
-	switch (e->impl->kind) {
+	switch (e->kind) {
 	case K_SOTLS:
 		return sotls_aead_seal(&e->aead, NONCE, AAD, AAD_LEN, in, len, out, tag);
 	case K_OPENSSL:
@@ -205,7 +215,7 @@ static int open_(struct engine *e, const uint8_t *in, size_t len, uint8_t tag[16
 {
 	int outl;
 
-	switch (e->impl->kind) {
+	switch (e->kind) {
 	case K_SOTLS:
 		return sotls_aead_open(&e->aead, NONCE, AAD, AAD_LEN, in, len, tag, out);
 	case K_OPENSSL:
@@ -270,7 +280,7 @@ static void measure(struct cell *c, double slice, double hz)
 
 	if (rc != 0) {
 		fprintf(stderr, "sotls-bench-aead: %s %s %s %zu failed while measuring\n",
-			e->impl->name, sotls_aead_alg_name(d->alg), OP_NAMES[c->op], d->size);
+			e->name, sotls_aead_alg_name(d->alg), OP_NAMES[c->op], d->size);
 		exit(1);
 	}
 	qsort(batch_ticks, nb, sizeof(batch_ticks[0]), cmp_u64);
@@ -290,13 +300,13 @@ static void verify(struct engine *e, struct data *d)
 	if (seal(e, d->pt, d->size, out, tag) != 0 || memcmp(out, d->ct, d->size) != 0 ||
 	    memcmp(tag, d->tag, 16) != 0) {
 		fprintf(stderr, "sotls-bench-aead: %s %s seal of %zu bytes disagrees with "
-				"sotls-generic; not benchmarking a wrong implementation\n",
-			e->impl->name, sotls_aead_alg_name(d->alg), d->size);
+				"sotls's portable code; not benchmarking a wrong implementation\n",
+			e->name, sotls_aead_alg_name(d->alg), d->size);
 		exit(1);
 	}
 	memset(out, 0, d->size);
 	if (open_(e, d->ct, d->size, d->tag, out) != 0 || memcmp(out, d->pt, d->size) != 0) {
-		fprintf(stderr, "sotls-bench-aead: %s %s open of %zu bytes fails\n", e->impl->name,
+		fprintf(stderr, "sotls-bench-aead: %s %s open of %zu bytes fails\n", e->name,
 			sotls_aead_alg_name(d->alg), d->size);
 		exit(1);
 	}
@@ -327,8 +337,10 @@ static void usage(FILE *f)
 		"  --cipher LIST    ARIA-128-GCM, ARIA-256-GCM, AES-128-GCM, AES-256-GCM, or\n"
 		"                   aria, aes for both of a family (default all four)\n"
 		"  --op LIST        seal, open (default both)\n"
-		"  --impl LIST      sotls-generic, sotls-aesni, sotls-avx2, sotls-avx512, sotls\n"
-		"                   (all sotls levels), openssl, mbedtls (default all)\n"
+		"  --impl LIST      names as in the table (e.g. sotls-gcm-aes-vaes-avx512), sotls\n"
+		"                   (every sotls implementation), openssl, mbedtls (default all);\n"
+		"                   sotls rows: each implementation the features SOTLS_CPU\n"
+		"                   leaves run, the default (best) first\n"
 		"  --json           print one JSON array on stdout (the table goes to stderr)\n"
 		"  --no-pin         do not pin the process to the CPU it starts on\n"
 		"  --help\n");
@@ -474,43 +486,12 @@ static void parse(struct options *o, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct options o;
-	struct impl impls[SOTLS_CPU_LEVELS + 2];
-	size_t n_impls = 0;
-	char skipped[64] = "";
+	/* sotls's implementations per cipher (at most this many), then the peers. */
+	enum { MAX_VARIANTS = 16, MAX_ENGINES = MAX_VARIANTS + 2 };
+	char features[256], masked[256];
 
 	parse(&o, argc, argv);
 	table = o.json ? stderr : stdout;
-
-	/* The implementations, fastest sotls level last among sotls's. */
-	for (int l = 0; l < SOTLS_CPU_LEVELS; l++) {
-		const enum sotls_cpu_level lv = (enum sotls_cpu_level)l;
-		struct impl *im = &impls[n_impls];
-		struct sotls_aead probe;
-		static const uint8_t zero_key[16];
-
-		if (!sotls_cpu_supports(lv)) {
-			strncat(skipped, " ", sizeof(skipped) - strlen(skipped) - 1);
-			strncat(skipped, sotls_cpu_level_name(lv),
-				sizeof(skipped) - strlen(skipped) - 1);
-			continue;
-		}
-		if (sotls_aead_init_level(&probe, SOTLS_AEAD_ARIA_128_GCM, zero_key, 16, lv) != 0)
-			die("sotls_aead_init_level failed for a supported level");
-		im->kind = K_SOTLS;
-		im->level = lv;
-		snprintf(im->name, sizeof(im->name), "%s", sotls_aead_impl_name(&probe));
-		sotls_aead_clear(&probe);
-		if (impl_selected(&o, im->name))
-			n_impls++;
-	}
-	impls[n_impls] = (struct impl){.kind = K_OPENSSL, .name = "openssl"};
-	if (impl_selected(&o, "openssl"))
-		n_impls++;
-	impls[n_impls] = (struct impl){.kind = K_MBEDTLS, .name = "mbedtls"};
-	if (impl_selected(&o, "mbedtls"))
-		n_impls++;
-	if (n_impls == 0)
-		die("--impl selects nothing that can run here");
 
 	int cpu = -1;
 	if (o.pin) {
@@ -524,11 +505,11 @@ int main(int argc, char **argv)
 	}
 
 	/* Keys, records and engines. The reference record comes from the
-	 * portable sotls level whether or not it is being measured. */
+	 * portable sotls code whether or not it is being measured. */
 	size_t n_data = 0, n_eng = 0, n_cells = 0;
 	struct data *data = calloc(N_ALGS * o.n_sizes, sizeof(*data));
-	struct engine *engs = calloc(N_ALGS * n_impls, sizeof(*engs));
-	struct cell *cells = calloc(N_ALGS * 2 * o.n_sizes * n_impls, sizeof(*cells));
+	struct engine *engs = calloc(N_ALGS * MAX_ENGINES, sizeof(*engs));
+	struct cell *cells = calloc(N_ALGS * 2 * o.n_sizes * MAX_ENGINES, sizeof(*cells));
 	if (data == NULL || engs == NULL || cells == NULL)
 		die("out of memory");
 	srand(1);
@@ -541,18 +522,32 @@ int main(int argc, char **argv)
 			continue;
 		for (size_t i = 0; i < sizeof(key); i++)
 			key[i] = (uint8_t)rand();
-		if (sotls_aead_init_level(&ref, alg, key, sotls_aead_key_len(alg),
-					  SOTLS_CPU_GENERIC) != 0)
-			die("sotls_aead_init_level(generic) failed");
+		if (sotls_aead_init_features(&ref, alg, key, sotls_aead_key_len(alg), 0) != 0)
+			die("sotls_aead_init_features(portable) failed");
+
+		/* Every sotls implementation the process's features run, the
+		 * default first; then the peers. */
 		struct engine *first = &engs[n_eng];
-		for (size_t m = 0; m < n_impls; m++) {
-			if (engine_init(&engs[n_eng], &impls[m], alg, key) != 0) {
-				fprintf(stderr, "sotls-bench-aead: cannot key %s for %s\n",
-					impls[m].name, sotls_aead_alg_name(alg));
+		uint32_t sets[MAX_VARIANTS];
+		const size_t nv = sotls_aead_variants(alg, sotls_cpu_features(), sets, MAX_VARIANTS);
+		size_t n_here = 0;
+		for (size_t m = 0; m < nv + 2; m++) {
+			const enum kind kind = m < nv ? K_SOTLS : m == nv ? K_OPENSSL : K_MBEDTLS;
+			struct engine *e = &first[n_here];
+
+			if (engine_init(e, kind, m < nv ? sets[m] : 0, alg, key) != 0) {
+				fprintf(stderr, "sotls-bench-aead: cannot key %s for %s\n", e->name,
+					sotls_aead_alg_name(alg));
 				return 1;
 			}
-			n_eng++;
+			if (impl_selected(&o, e->name))
+				n_here++;
+			else
+				engine_free(e);
 		}
+		if (n_here == 0)
+			die("--impl selects nothing that can run here");
+		n_eng += n_here;
 		for (size_t s = 0; s < o.n_sizes; s++) {
 			struct data *d = &data[n_data++];
 
@@ -566,7 +561,7 @@ int main(int argc, char **argv)
 			if (sotls_aead_seal(&ref, NONCE, AAD, AAD_LEN, d->pt, d->size, d->ct,
 					    d->tag) != 0)
 				die("reference seal failed");
-			for (size_t m = 0; m < n_impls; m++)
+			for (size_t m = 0; m < n_here; m++)
 				verify(&first[m], d);
 		}
 		sotls_aead_clear(&ref);
@@ -576,9 +571,10 @@ int main(int argc, char **argv)
 			if (!o.op[op])
 				continue;
 			for (size_t s = 0; s < o.n_sizes; s++)
-				for (size_t m = 0; m < n_impls; m++)
+				for (size_t m = 0; m < n_here; m++)
 					cells[n_cells++] = (struct cell){
 						.eng = &first[m],
+						.group = n_here,
 						.data = &data[n_data - o.n_sizes + s],
 						.op = (enum op)op};
 		}
@@ -592,37 +588,44 @@ int main(int argc, char **argv)
 	fprintf(table,
 		"sotls-bench-aead: ARIA-GCM and AES-GCM, one core (%s), %d-byte AAD, out of place;\n"
 		"  best of %d x %.3f s per cell (median of rdtsc-timed batches), %zu cells, ~%.0f s\n"
-		"  peers: %s, mbed TLS %s; sotls levels skipped (CPU lacks them):%s\n"
+		"  peers: %s, mbed TLS %s%s%s\n"
+		"  sotls: CPU features used %s; masked by SOTLS_CPU: %s\n"
 		"  TSC %.3f GHz measured against CLOCK_MONOTONIC; cyc/B counts TSC cycles\n\n",
 		cpu_txt, AAD_LEN, o.rounds, slice, n_cells, o.seconds * (double)n_cells,
 		OpenSSL_version(OPENSSL_VERSION), MBEDTLS_VERSION_STRING,
-		skipped[0] ? skipped : " none", hz / 1e9);
+		getenv("OPENSSL_ia32cap") != NULL ? "; OPENSSL_ia32cap=" : "",
+		getenv("OPENSSL_ia32cap") != NULL ? getenv("OPENSSL_ia32cap") : "",
+		sotls_cpu_describe(sotls_cpu_features(), features, sizeof(features)),
+		sotls_cpu_describe(sotls_cpu_detected() & ~sotls_cpu_features(), masked,
+				   sizeof(masked)),
+		hz / 1e9);
 	fflush(table);
 
-	/* Rounds over all cells; within each group of n_impls adjacent cells
-	 * (same cipher, op, size), the starting implementation rotates. */
+	/* Rounds over all cells; within each group of adjacent cells (same
+	 * cipher, op, size), the starting implementation rotates. */
 	const int progress = isatty(STDERR_FILENO);
 	for (int r = 0; r < o.rounds; r++) {
 		if (progress) {
 			fprintf(stderr, "  round %d/%d\r", r + 1, o.rounds);
 			fflush(stderr);
 		}
-		for (size_t g = 0; g < n_cells; g += n_impls)
-			for (size_t k = 0; k < n_impls; k++)
-				measure(&cells[g + (k + (size_t)r) % n_impls], slice, hz);
+		for (size_t g = 0; g < n_cells; g += cells[g].group)
+			for (size_t k = 0; k < cells[g].group; k++)
+				measure(&cells[g + (k + (size_t)r) % cells[g].group], slice, hz);
 	}
 	if (progress)
 		fprintf(stderr, "            \r");
 
-	fprintf(table, "%-13s %-5s %6s  %-14s %9s %10s %10s\n", "cipher", "op", "bytes", "impl",
-		"MB/s", "TSC cyc/B", "vs OpenSSL");
+	fprintf(table, "%-13s %-5s %6s  %-44s %9s %10s %10s  %s\n", "cipher", "op", "bytes",
+		"impl", "MB/s", "TSC cyc/B", "vs OpenSSL", "CPU features it uses");
 	if (o.json)
 		printf("[");
-	for (size_t g = 0; g < n_cells; g += n_impls) {
+	for (size_t g = 0; g < n_cells; g += cells[g].group) {
+		const size_t n_impls = cells[g].group;
 		double ossl = 0;
 
 		for (size_t k = 0; k < n_impls; k++)
-			if (cells[g + k].eng->impl->kind == K_OPENSSL)
+			if (cells[g + k].eng->kind == K_OPENSSL)
 				ossl = cells[g + k].best_mbps;
 		for (size_t k = 0; k < n_impls; k++) {
 			const struct cell *c = &cells[g + k];
@@ -631,14 +634,14 @@ int main(int argc, char **argv)
 
 			if (ossl > 0)
 				snprintf(ratio, sizeof(ratio), "%.2fx", c->best_mbps / ossl);
-			fprintf(table, "%-13s %-5s %6zu  %-14s %9.1f %10.2f %10s\n", cipher,
-				OP_NAMES[c->op], c->data->size, c->eng->impl->name, c->best_mbps,
-				c->best_cpb, ratio);
+			fprintf(table, "%-13s %-5s %6zu  %-44s %9.1f %10.2f %10s  %s\n", cipher,
+				OP_NAMES[c->op], c->data->size, c->eng->name, c->best_mbps,
+				c->best_cpb, ratio, c->eng->uses);
 			if (o.json) {
 				printf("%s\n  {\"impl\": \"%s\", \"cipher\": \"%s\", \"op\": \"%s\", "
-				       "\"size\": %zu, \"mbps\": %.2f, \"cpb\": %.3f, ",
-				       g + k == 0 ? "" : ",", c->eng->impl->name, cipher,
-				       OP_NAMES[c->op], c->data->size, c->best_mbps, c->best_cpb);
+				       "\"uses\": \"%s\", \"size\": %zu, \"mbps\": %.2f, \"cpb\": %.3f, ",
+				       g + k == 0 ? "" : ",", c->eng->name, cipher, OP_NAMES[c->op],
+				       c->eng->uses, c->data->size, c->best_mbps, c->best_cpb);
 				if (ossl > 0)
 					printf("\"vs_openssl\": %.3f, ", c->best_mbps / ossl);
 				else

@@ -4,6 +4,19 @@
  * This is the whole public API. Every symbol starts with sotls_ / SOTLS_.
  * Functions return 0 (SOTLS_OK) or a positive count on success and a negative
  * enum sotls_error on failure; sotls_strerror() turns any of them into text.
+ *
+ * Environment: the library reads one variable, SOTLS_CPU (with
+ * secure_getenv), which takes CPU features away from the record ciphers'
+ * and the public-key code's choice of implementation, for tests and
+ * benchmarks; it never adds any, and every implementation gives the same
+ * bytes. SOTLS_CPU=-gfni,-avx512f uses all detected features but those;
+ * SOTLS_CPU=aes,pclmulqdq,avx,ssse3,sse4_1 only those; a list is
+ * comma-separated feature names as in /proc/cpuinfo (aes pclmulqdq ssse3
+ * sse4_1 avx avx2 vaes vpclmulqdq gfni avx512f avx512bw avx512vl sha_ni bmi2
+ * adx avx512ifma), each optionally prefixed with '-' (remove) or '+' (add),
+ * applied left to right to all features if the first item is a removal,
+ * else to none. SOTLS_CPU=generic|aesni|avx2|avx512 are the former levels;
+ * an unknown name means generic (no features). README, "CPU features".
  */
 #ifndef SOTLS_H
 #define SOTLS_H
@@ -882,7 +895,9 @@ struct sotls_info {
 	 * configuration". */
 	const char *tx_reason;
 	const char *rx_reason;
-	const char *aead_impl;	 /* e.g. "sotls-avx512"; "kernel (kTLS)" if both in the kernel */
+	const char *aead_impl;	 /* e.g. "sotls-gcm-aes-vaes-avx512" (the CPU features pick it,
+				  * less those SOTLS_CPU takes away: see the top of this
+				  * file); "kernel (kTLS)" if both in the kernel */
 	int peer_alert;		 /* last alert received from the peer, or -1 */
 	uint64_t tx_records;	 /* records sent since the handshake (userspace TX; 0 on kTLS) */
 	uint64_t rx_records;	 /* records received since the handshake (userspace RX; 0 on kTLS) */

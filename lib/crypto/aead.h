@@ -33,11 +33,17 @@ union sotls_aead_cipher_key {
 	struct sotls_aes_key aes;
 };
 
-struct sotls_gcm_impl;
+/* The implementation tables' entries (gcm.h). */
+struct sotls_gcm_ctr;
+struct sotls_gcm_ghash;
+struct sotls_gcm_bulk;
 
 struct sotls_aead {
-	const struct sotls_gcm_impl *impl;
+	const struct sotls_gcm_ctr *ctr;
+	const struct sotls_gcm_ghash *gh;
+	const struct sotls_gcm_bulk *bulk; /* NULL: ctr and gh take turns */
 	enum sotls_aead_alg alg;
+	char name[64]; /* sotls_aead_impl_name's */
 	union sotls_aead_cipher_key cipher;
 	struct sotls_ghash_key ghash;
 };
@@ -47,14 +53,28 @@ size_t sotls_aead_key_len(enum sotls_aead_alg alg);
 /* "ARIA-128-GCM", "ARIA-256-GCM", "AES-128-GCM", "AES-256-GCM"; NULL if unknown. */
 const char *sotls_aead_alg_name(enum sotls_aead_alg alg);
 
-/* Sets the key with the implementation of the process's CPU level. */
+/* Sets the key with the implementations this process's features (cpu.h) pick. */
 int sotls_aead_init(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
 		    size_t key_len);
-/* The same with an explicit level; SOTLS_ERR_UNSUPPORTED if this CPU lacks it. */
-int sotls_aead_init_level(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
-			  size_t key_len, enum sotls_cpu_level level);
-/* Name of the implementation in use, e.g. "sotls-avx512". */
+/*
+ * The same with the implementations the feature set `features` picks;
+ * SOTLS_ERR_UNSUPPORTED if it has a feature this CPU lacks.
+ */
+int sotls_aead_init_features(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
+			     size_t key_len, uint32_t features);
+/*
+ * Feature sets (at most max, into sets; returns how many) under which
+ * sotls_aead_init_features picks each distinct implementation of alg that
+ * the features `have` allow, best first: `have` itself, then one per table
+ * entry it runs, down to the portable code (0). For tests and benchmarks.
+ */
+size_t sotls_aead_variants(enum sotls_aead_alg alg, uint32_t have, uint32_t *sets, size_t max);
+/* The name of what sotls_aead_init_features would pick (whatever this CPU is). */
+void sotls_aead_describe(enum sotls_aead_alg alg, uint32_t features, char *buf, size_t len);
+/* Name of the implementation in use, e.g. "sotls-aria-gfni-avx2+ghash-pclmul". */
 const char *sotls_aead_impl_name(const struct sotls_aead *a);
+/* The CPU features it uses (cpu.h). */
+uint32_t sotls_aead_impl_needs(const struct sotls_aead *a);
 
 /*
  * out = ENC(in), tag = TAG(aad, out). in == out is allowed, other overlap is

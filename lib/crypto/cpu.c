@@ -1,11 +1,33 @@
 #include "cpu.h"
 
 #include <cpuid.h>
-#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const LEVEL_NAMES[SOTLS_CPU_LEVELS] = {"generic", "aesni", "avx2", "avx512"};
+/* Bit i's name is the kernel's flag name, so /proc/cpuinfo reads the same. */
+static const char *const FEATURE_NAMES[SOTLS_CPU_FEATURES] = {
+	"aes",	   "pclmulqdq", "ssse3",    "sse4_1",	"avx",	"avx2", "vaes", "vpclmulqdq",
+	"gfni",	   "avx512f",	"avx512bw", "avx512vl", "sha_ni", "bmi2", "adx",  "avx512ifma",
+};
+
+/*
+ * The levels SOTLS_CPU took before features could be named one by one, as
+ * feature sets, so that old set-ups keep their meaning: aesni already had
+ * MULX/ADX and SHA-NI, avx2 added GFNI (its ARIA) but not VAES.
+ */
+#define LEVEL_AESNI                                                                        \
+	(SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE | SOTLS_CPU_SHA |          \
+	 SOTLS_CPU_BMI2 | SOTLS_CPU_ADX)
+static const struct {
+	const char *name;
+	uint32_t set;
+} LEVELS[] = {
+	{"generic", 0},
+	{"aesni", LEVEL_AESNI},
+	{"avx2", LEVEL_AESNI | SOTLS_CPU_AVX2 | SOTLS_CPU_GFNI},
+	{"avx512", SOTLS_CPU_ALL},
+};
 
 /* XCR0 bits the OS must enable before AVX / AVX-512 registers are usable. */
 #define XCR0_SSE_AVX 0x06u
@@ -19,128 +41,154 @@ static uint64_t read_xcr0(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-static enum sotls_cpu_level detect(void)
+/* Sets feature f if bit b of register r is set. */
+#define BIT(r, b, f) (((r) >> (b)) & 1u ? (f) : 0u)
+
+static uint32_t detect(void)
 {
 	unsigned a, b, c, d;
+	uint32_t f = 0;
 
 	if (!__get_cpuid(1, &a, &b, &c, &d))
-		return SOTLS_CPU_GENERIC;
-	const int aes = (c >> 25) & 1, pclmul = (c >> 1) & 1, ssse3 = (c >> 9) & 1;
-	const int sse41 = (c >> 19) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1;
-	if (!(aes && pclmul && ssse3 && sse41 && osxsave && avx))
-		return SOTLS_CPU_GENERIC;
-	const uint64_t xcr0 = read_xcr0();
+		return 0;
+	/* CPUID leaf 1, ECX (Intel SDM vol. 2A, CPUID). */
+	f |= BIT(c, 25, SOTLS_CPU_AES) | BIT(c, 1, SOTLS_CPU_PCLMUL) | BIT(c, 9, SOTLS_CPU_SSSE3) |
+	     BIT(c, 19, SOTLS_CPU_SSE41) | BIT(c, 28, SOTLS_CPU_AVX);
+	const bool osxsave = (c >> 27) & 1u;
+	const uint64_t xcr0 = osxsave ? read_xcr0() : 0;
+
+	if (__get_cpuid_max(0, NULL) >= 7) {
+		/* Leaf 7, sub-leaf 0. */
+		__cpuid_count(7, 0, a, b, c, d);
+		f |= BIT(b, 5, SOTLS_CPU_AVX2) | BIT(b, 8, SOTLS_CPU_BMI2) |
+		     BIT(b, 16, SOTLS_CPU_AVX512F) | BIT(b, 19, SOTLS_CPU_ADX) |
+		     BIT(b, 21, SOTLS_CPU_IFMA) | BIT(b, 29, SOTLS_CPU_SHA) |
+		     BIT(b, 30, SOTLS_CPU_AVX512BW) | BIT(b, 31, SOTLS_CPU_AVX512VL) |
+		     BIT(c, 8, SOTLS_CPU_GFNI) | BIT(c, 9, SOTLS_CPU_VAES) |
+		     BIT(c, 10, SOTLS_CPU_VPCLMUL);
+	}
+	/* Without the OS's register state the instructions fault: VAES and
+	 * VPCLMULQDQ exist only VEX- or EVEX-encoded. */
 	if ((xcr0 & XCR0_SSE_AVX) != XCR0_SSE_AVX)
-		return SOTLS_CPU_GENERIC;
-
-	if (__get_cpuid_max(0, NULL) < 7)
-		return SOTLS_CPU_AESNI;
-	__cpuid_count(7, 0, a, b, c, d);
-	const int avx2 = (b >> 5) & 1, gfni = (c >> 8) & 1;
-	if (!(avx2 && gfni))
-		return SOTLS_CPU_AESNI;
-
-	const int avx512f = (b >> 16) & 1, avx512bw = (b >> 30) & 1, avx512vl = (b >> 31) & 1;
-	const int vaes = (c >> 9) & 1, vpclmul = (c >> 10) & 1;
-	if (avx512f && avx512bw && avx512vl && vaes && vpclmul &&
-	    (xcr0 & XCR0_AVX512) == XCR0_AVX512)
-		return SOTLS_CPU_AVX512;
-	return SOTLS_CPU_AVX2;
+		f &= ~(SOTLS_CPU_AVX | SOTLS_CPU_AVX2 | SOTLS_CPU_VAES | SOTLS_CPU_VPCLMUL |
+		       SOTLS_CPU_AVX512 | SOTLS_CPU_IFMA);
+	if ((xcr0 & XCR0_AVX512) != XCR0_AVX512)
+		f &= ~(SOTLS_CPU_AVX512 | SOTLS_CPU_IFMA);
+	return f;
 }
 
-static enum sotls_cpu_level env_cap(void)
+/* The feature one token (without its sign) names, or false. */
+static bool token_set(const char *t, size_t n, uint32_t *set)
 {
-	const char *v = secure_getenv("SOTLS_CPU");
+	for (unsigned i = 0; i < SOTLS_CPU_FEATURES; i++)
+		if (strlen(FEATURE_NAMES[i]) == n && memcmp(t, FEATURE_NAMES[i], n) == 0) {
+			*set = 1u << i;
+			return true;
+		}
+	return false;
+}
 
-	if (v == NULL)
-		return SOTLS_CPU_AVX512;
-	for (int l = 0; l < SOTLS_CPU_LEVELS; l++)
-		if (strcmp(v, LEVEL_NAMES[l]) == 0)
-			return (enum sotls_cpu_level)l;
-	/* An unknown value is a typo in a test set-up: the safest reading is generic. */
-	return SOTLS_CPU_GENERIC;
+bool sotls_cpu_parse(const char *value, uint32_t *allowed)
+{
+	/* A whole value that is a level name is that level ("avx2" too,
+	 * which inside a list is the feature). */
+	for (size_t i = 0; i < sizeof(LEVELS) / sizeof(LEVELS[0]); i++)
+		if (strcmp(value, LEVELS[i].name) == 0) {
+			*allowed = LEVELS[i].set;
+			return true;
+		}
+
+	uint32_t acc = value[0] == '-' ? SOTLS_CPU_ALL : 0;
+	for (const char *p = value;;) {
+		const char *end = strchr(p, ',');
+		const size_t n = end != NULL ? (size_t)(end - p) : strlen(p);
+		const size_t sign = *p == '-' || *p == '+' ? 1 : 0;
+		uint32_t set;
+
+		if (!token_set(p + sign, n - sign, &set)) {
+			*allowed = 0;
+			return false;
+		}
+		acc = *p == '-' ? acc & ~set : acc | set;
+		if (end == NULL)
+			break;
+		p = end + 1;
+	}
+	*allowed = acc;
+	return true;
 }
 
 /*
- * Computed once. Racing first callers compute the same values, and int-sized
- * relaxed atomics make the publication well defined without a lock.
+ * Computed once. Racing first callers compute the same values, and the
+ * atomics make the publication well defined without a lock (bit 31 marks
+ * a computed value).
  */
-static _Atomic int detected = -1;
-static _Atomic int chosen = -1;
+#define COMPUTED (1u << 31)
+static _Atomic uint32_t detected;
+static _Atomic uint32_t chosen;
 
-bool sotls_cpu_supports(enum sotls_cpu_level level)
+uint32_t sotls_cpu_detected(void)
 {
-	int d = detected;
+	uint32_t d = detected;
 
-	if (d < 0) {
-		d = (int)detect();
+	if (d == 0) {
+		d = detect() | COMPUTED;
 		detected = d;
 	}
-	return (int)level >= 0 && (int)level <= d;
+	return d & ~COMPUTED;
 }
 
-enum sotls_cpu_level sotls_cpu_level(void)
+uint32_t sotls_cpu_features(void)
 {
-	int l = chosen;
+	uint32_t f = chosen;
 
-	if (l < 0) {
-		l = (int)env_cap();
-		while (!sotls_cpu_supports((enum sotls_cpu_level)l))
-			l--;
-		chosen = l;
+	if (f == 0) {
+		const char *v = secure_getenv("SOTLS_CPU");
+		uint32_t allowed = SOTLS_CPU_ALL;
+
+		if (v != NULL)
+			(void)sotls_cpu_parse(v, &allowed); /* a typo leaves 0: generic */
+		f = (sotls_cpu_detected() & allowed) | COMPUTED;
+		chosen = f;
 	}
-	return (enum sotls_cpu_level)l;
+	return f & ~COMPUTED;
 }
 
-/* CPUID leaf 7, sub-leaf 0, EBX bits (Intel SDM vol. 2A, CPUID). */
-#define CPUID7_EBX_BMI2 (1u << 8)
-#define CPUID7_EBX_ADX (1u << 19)
-#define CPUID7_EBX_IFMA (1u << 21)
-#define CPUID7_EBX_SHA (1u << 29)
-
-static bool leaf7_ebx_has(unsigned bits)
+const char *sotls_cpu_feature_name(unsigned i)
 {
-	unsigned a, b, c, d;
-
-	if (__get_cpuid_max(0, NULL) < 7)
-		return false;
-	__cpuid_count(7, 0, a, b, c, d);
-	return (b & bits) == bits;
+	return i < SOTLS_CPU_FEATURES ? FEATURE_NAMES[i] : NULL;
 }
 
-bool sotls_cpu_has_mulx_adx(void)
+char *sotls_cpu_describe(uint32_t mask, char *buf, size_t len)
 {
-	return sotls_cpu_level() != SOTLS_CPU_GENERIC &&
-	       leaf7_ebx_has(CPUID7_EBX_BMI2 | CPUID7_EBX_ADX);
+	size_t at = 0;
+
+	if (len == 0)
+		return buf;
+	buf[0] = '\0';
+	for (unsigned i = 0; i < SOTLS_CPU_FEATURES; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		const int w = snprintf(buf + at, len - at, "%s%s", at > 0 ? "+" : "",
+				       FEATURE_NAMES[i]);
+		if (w < 0 || (size_t)w >= len - at)
+			return buf; /* truncated, still terminated */
+		at += (size_t)w;
+	}
+	if (at == 0)
+		snprintf(buf, len, "-");
+	return buf;
 }
 
-bool sotls_cpu_has_ifma(void)
+size_t sotls_cpu_pick(const struct sotls_impl *first, size_t n, size_t stride, uint32_t have)
 {
-	return sotls_cpu_level() == SOTLS_CPU_AVX512 && sotls_cpu_has_mulx_adx() &&
-	       leaf7_ebx_has(CPUID7_EBX_IFMA);
-}
+	const char *p = (const char *)first;
 
-bool sotls_cpu_has_sha_ni(void)
-{
-	/* The aesni level brings the SSSE3 and SSE4.1 the SHA-NI code also uses. */
-	return sotls_cpu_level() != SOTLS_CPU_GENERIC && leaf7_ebx_has(CPUID7_EBX_SHA);
-}
+	for (size_t i = 0; i + 1 < n; i++) {
+		const struct sotls_impl *e = (const struct sotls_impl *)(p + i * stride);
 
-const char *sotls_cpu_level_name(enum sotls_cpu_level level)
-{
-	if ((int)level < 0 || level >= SOTLS_CPU_LEVELS)
-		return NULL;
-	return LEVEL_NAMES[level];
-}
-
-bool sotls_cpu_has_mulx(void)
-{
-	unsigned a, b, c, d;
-
-	/* Not one of the levels: only SOTLS_CPU=generic (or a typo) switches it off. */
-	if (env_cap() == SOTLS_CPU_GENERIC || __get_cpuid_max(0, NULL) < 7)
-		return false;
-	__cpuid_count(7, 0, a, b, c, d);
-	/* CPUID.(EAX=7,ECX=0):EBX bit 8 is BMI2 (MULX), bit 19 ADX (ADCX/ADOX). */
-	return ((b >> 8) & 1) && ((b >> 19) & 1);
+		if ((e->needs & ~have) == 0)
+			return i;
+	}
+	return n - 1;
 }

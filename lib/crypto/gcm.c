@@ -1,7 +1,7 @@
 /*
  * GCM (NIST SP 800-38D) over ARIA or AES, for 12-byte nonces and 16-byte
- * tags: one engine, with the cipher and GHASH code of the implementation
- * chosen per (cipher family, CPU level).
+ * tags: one engine, with the cipher, GHASH and (for AES) stitched bulk
+ * code each picked from its table by the CPU's features (cpu.h).
  *
  * CTR and GHASH run alternately over chunks of CHUNK_BLOCKS blocks, so each
  * chunk is hashed while it is still in L1, unless the implementation has a
@@ -16,6 +16,7 @@
  */
 #include "aead.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "gcm.h"
@@ -41,67 +42,84 @@ ADAPT(aes, sotls_aes_ctr32_ct64)
 ADAPT(aes, sotls_aes_ctr32_aesni)
 ADAPT(aes, sotls_aes_ctr32_vaes_avx512)
 
-enum family { FAMILY_ARIA, FAMILY_AES, FAMILIES };
+enum family { FAMILY_ARIA, FAMILY_AES };
 
-static const struct sotls_gcm_impl IMPLS[FAMILIES][SOTLS_CPU_LEVELS] = {
-	[FAMILY_ARIA] = {
-		[SOTLS_CPU_GENERIC] = {
-			.name = "sotls-generic",
-			.ctr32 = sotls_aria_ctr32_generic_u,
-			.ghash_init = sotls_ghash_init_generic,
-			.ghash_update = sotls_ghash_update_generic,
-		},
-		[SOTLS_CPU_AESNI] = {
-			.name = "sotls-aesni",
-			.ctr32 = sotls_aria_ctr32_aesni_avx_u,
-			.ghash_init = sotls_ghash_init_pclmul,
-			.ghash_update = sotls_ghash_update_pclmul,
-		},
-		[SOTLS_CPU_AVX2] = {
-			.name = "sotls-avx2",
-			.ctr32 = sotls_aria_ctr32_gfni_avx2_u,
-			.ghash_init = sotls_ghash_init_pclmul,
-			.ghash_update = sotls_ghash_update_pclmul,
-		},
-		[SOTLS_CPU_AVX512] = {
-			.name = "sotls-avx512",
-			.ctr32 = sotls_aria_ctr32_gfni_avx512_u,
-			.ghash_init = sotls_ghash_init_vpclmul_avx512,
-			.ghash_update = sotls_ghash_update_vpclmul_avx512,
-		},
-	},
-	[FAMILY_AES] = {
-		/* Bitsliced, four blocks a pass: wide, like the ARIAs. */
-		[SOTLS_CPU_GENERIC] = {
-			.name = "sotls-generic",
-			.ctr32 = sotls_aes_ctr32_ct64_u,
-			.ghash_init = sotls_ghash_init_generic,
-			.ghash_update = sotls_ghash_update_generic,
-		},
-		[SOTLS_CPU_AESNI] = {
-			.name = "sotls-aesni",
-			.ctr32 = sotls_aes_ctr32_aesni_u,
-			.ghash_init = sotls_ghash_init_pclmul,
-			.ghash_update = sotls_ghash_update_pclmul,
-			.narrow = true,
-		},
-		[SOTLS_CPU_AVX2] = {
-			.name = "sotls-avx2",
-			.ctr32 = sotls_aes_ctr32_aesni_u,
-			.ghash_init = sotls_ghash_init_pclmul,
-			.ghash_update = sotls_ghash_update_pclmul,
-			.narrow = true,
-		},
-		[SOTLS_CPU_AVX512] = {
-			.name = "sotls-avx512",
-			.ctr32 = sotls_aes_ctr32_vaes_avx512_u,
-			.ghash_init = sotls_ghash_init_vpclmul_avx512,
-			.ghash_update = sotls_ghash_update_vpclmul_avx512,
-			.bulk = sotls_gcm_aes_vaes_avx512,
-			.narrow = true,
-		},
-	},
+/* Each entry needs the instruction sets its file is compiled with (meson.build). */
+#define NEEDS_AVX512_BASE (SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3)
+
+/* The CTR routines, best first, per family. */
+static const struct sotls_gcm_ctr CTRS_ARIA[] = {
+	{{"aria-gfni-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_GFNI},
+	 sotls_aria_ctr32_gfni_avx512_u, false},
+	{{"aria-gfni-avx2", SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3},
+	 sotls_aria_ctr32_gfni_avx2_u, false},
+	{{"aria-aesni-avx", SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE},
+	 sotls_aria_ctr32_aesni_avx_u, false},
+	{{"aria-generic", 0}, sotls_aria_ctr32_generic_u, false},
 };
+
+static const struct sotls_gcm_ctr CTRS_AES[] = {
+	{{"aes-vaes-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_VAES | SOTLS_CPU_AES},
+	 sotls_aes_ctr32_vaes_avx512_u, true},
+	{{"aes-aesni", SOTLS_CPU_AES | SOTLS_CPU_AVX_BASE}, sotls_aes_ctr32_aesni_u, true},
+	/* Bitsliced, four blocks a pass: wide, like the ARIAs. */
+	{{"aes-ct64", 0}, sotls_aes_ctr32_ct64_u, false},
+};
+
+static const struct sotls_gcm_ghash GHASHES[] = {
+	{{"ghash-vpclmul-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_SSE41 | SOTLS_CPU_VPCLMUL |
+					  SOTLS_CPU_PCLMUL},
+	 sotls_ghash_init_vpclmul_avx512, sotls_ghash_update_vpclmul_avx512},
+	{{"ghash-pclmul", SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE}, sotls_ghash_init_pclmul,
+	 sotls_ghash_update_pclmul},
+	{{"ghash-generic", 0}, sotls_ghash_init_generic, sotls_ghash_update_generic},
+};
+
+/* AES-GCM's stitched loops; the last entry (none) leaves CTR and GHASH to take turns. */
+static const struct sotls_gcm_bulk BULKS_AES[] = {
+	{{"gcm-aes-vaes-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_SSE41 | SOTLS_CPU_VAES |
+					 SOTLS_CPU_VPCLMUL | SOTLS_CPU_AES | SOTLS_CPU_PCLMUL},
+	 sotls_gcm_aes_vaes_avx512, &GHASHES[0]},
+	{{"gcm-aes-aesni-pclmul", SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE},
+	 sotls_gcm_aes_aesni_pclmul, &GHASHES[1]},
+	{{NULL, 0}, NULL, NULL},
+};
+
+#define N(t) (sizeof(t) / sizeof((t)[0]))
+
+struct choice {
+	const struct sotls_gcm_ctr *ctr;
+	const struct sotls_gcm_ghash *gh;
+	const struct sotls_gcm_bulk *bulk;
+};
+
+static struct choice choose(enum family fam, uint32_t have)
+{
+	struct choice c = {
+		.ctr = fam == FAMILY_AES ? SOTLS_CPU_PICK(CTRS_AES, have)
+					 : SOTLS_CPU_PICK(CTRS_ARIA, have),
+		.bulk = fam == FAMILY_AES ? SOTLS_CPU_PICK(BULKS_AES, have) : NULL,
+	};
+
+	if (c.bulk != NULL && c.bulk->bulk == NULL)
+		c.bulk = NULL;
+	c.gh = c.bulk != NULL ? c.bulk->ghash : SOTLS_CPU_PICK(GHASHES, have);
+	return c;
+}
+
+static void name(struct choice c, char *buf, size_t len)
+{
+	if (c.bulk != NULL)
+		snprintf(buf, len, "sotls-%s", c.bulk->impl.name);
+	else
+		snprintf(buf, len, "sotls-%s+%s", c.ctr->impl.name, c.gh->impl.name);
+}
+
+static enum family family(enum sotls_aead_alg alg)
+{
+	return alg == SOTLS_AEAD_AES_128_GCM || alg == SOTLS_AEAD_AES_256_GCM ? FAMILY_AES
+									      : FAMILY_ARIA;
+}
 
 size_t sotls_aead_key_len(enum sotls_aead_alg alg)
 {
@@ -133,23 +151,25 @@ const char *sotls_aead_alg_name(enum sotls_aead_alg alg)
 	return NULL;
 }
 
-int sotls_aead_init_level(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
-			  size_t key_len, enum sotls_cpu_level level)
+int sotls_aead_init_features(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
+			     size_t key_len, uint32_t features)
 {
 	static const uint8_t ZERO[BLOCK];
 	uint8_t h[BLOCK], ctr[BLOCK];
 
 	if (a == NULL || key == NULL || key_len == 0 || key_len != sotls_aead_key_len(alg) ||
-	    (int)level < 0 || level >= SOTLS_CPU_LEVELS)
+	    (features & ~SOTLS_CPU_ALL) != 0)
 		return SOTLS_ERR_INVALID_ARGUMENT;
-	if (!sotls_cpu_supports(level))
+	if ((features & ~sotls_cpu_detected()) != 0)
 		return SOTLS_ERR_UNSUPPORTED;
 
-	const enum family fam = alg == SOTLS_AEAD_AES_128_GCM || alg == SOTLS_AEAD_AES_256_GCM
-					? FAMILY_AES
-					: FAMILY_ARIA;
-	a->impl = &IMPLS[fam][level];
+	const enum family fam = family(alg);
+	const struct choice c = choose(fam, features);
+	a->ctr = c.ctr;
+	a->gh = c.gh;
+	a->bulk = c.bulk;
 	a->alg = alg;
+	name(c, a->name, sizeof(a->name));
 	/* The members differ in size: no bytes of an earlier key may remain. */
 	sotls_wipe(&a->cipher, sizeof(a->cipher));
 	int rc = fam == FAMILY_AES ? sotls_aes_set_key(&a->cipher.aes, key, key_len)
@@ -158,8 +178,8 @@ int sotls_aead_init_level(struct sotls_aead *a, enum sotls_aead_alg alg, const u
 		return rc;
 	/* H = E(K, 0^128): the keystream of the all-zero counter block. */
 	memset(ctr, 0, sizeof(ctr));
-	a->impl->ctr32(&a->cipher, ctr, ZERO, h, 1);
-	a->impl->ghash_init(&a->ghash, h);
+	a->ctr->ctr32(&a->cipher, ctr, ZERO, h, 1);
+	a->gh->init(&a->ghash, h);
 	sotls_wipe(h, sizeof(h));
 	return 0;
 }
@@ -167,12 +187,59 @@ int sotls_aead_init_level(struct sotls_aead *a, enum sotls_aead_alg alg, const u
 int sotls_aead_init(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
 		    size_t key_len)
 {
-	return sotls_aead_init_level(a, alg, key, key_len, sotls_cpu_level());
+	return sotls_aead_init_features(a, alg, key, key_len, sotls_cpu_features());
+}
+
+void sotls_aead_describe(enum sotls_aead_alg alg, uint32_t features, char *buf, size_t len)
+{
+	name(choose(family(alg), features), buf, len);
+}
+
+size_t sotls_aead_variants(enum sotls_aead_alg alg, uint32_t have, uint32_t *sets, size_t max)
+{
+	const enum family fam = family(alg);
+	const struct sotls_impl *heads[N(CTRS_ARIA) + N(GHASHES) + N(BULKS_AES)];
+	struct choice seen[1 + N(heads)];
+	uint32_t cand[1 + N(heads)];
+	size_t nh = 0, nc = 0, n = 0;
+
+	for (size_t i = 0; i < (fam == FAMILY_AES ? N(CTRS_AES) : N(CTRS_ARIA)); i++)
+		heads[nh++] = fam == FAMILY_AES ? &CTRS_AES[i].impl : &CTRS_ARIA[i].impl;
+	for (size_t i = 0; i < N(GHASHES); i++)
+		heads[nh++] = &GHASHES[i].impl;
+	for (size_t i = 0; fam == FAMILY_AES && i < N(BULKS_AES); i++)
+		heads[nh++] = &BULKS_AES[i].impl;
+	/* have first, so that the best comes first; the portable code (0) last. */
+	cand[nc++] = have;
+	for (size_t i = 0; i < nh; i++)
+		if ((heads[i]->needs & ~have) == 0 && heads[i]->needs != 0)
+			cand[nc++] = heads[i]->needs;
+	cand[nc++] = 0;
+	for (size_t i = 0; i < nc && n < max; i++) {
+		const struct choice c = choose(fam, cand[i]);
+		bool dup = false;
+
+		for (size_t j = 0; j < n; j++)
+			dup |= seen[j].ctr == c.ctr && seen[j].gh == c.gh && seen[j].bulk == c.bulk;
+		if (!dup) {
+			seen[n] = c;
+			sets[n++] = cand[i];
+		}
+	}
+	return n;
 }
 
 const char *sotls_aead_impl_name(const struct sotls_aead *a)
 {
-	return a != NULL && a->impl != NULL ? a->impl->name : NULL;
+	return a != NULL && a->ctr != NULL ? a->name : NULL;
+}
+
+uint32_t sotls_aead_impl_needs(const struct sotls_aead *a)
+{
+	if (a == NULL || a->ctr == NULL)
+		return 0;
+	return a->bulk != NULL ? a->bulk->impl.needs | a->ctr->impl.needs
+			       : a->ctr->impl.needs | a->gh->impl.needs;
 }
 
 void sotls_aead_clear(struct sotls_aead *a)
@@ -186,12 +253,12 @@ static void ghash_bytes(const struct sotls_aead *a, uint8_t y[BLOCK], const uint
 {
 	const size_t full = n / BLOCK;
 
-	a->impl->ghash_update(&a->ghash, y, p, full);
+	a->gh->update(&a->ghash, y, p, full);
 	if (n % BLOCK != 0) {
 		uint8_t last[BLOCK] = {0};
 
 		memcpy(last, p + full * BLOCK, n % BLOCK);
-		a->impl->ghash_update(&a->ghash, y, last, 1);
+		a->gh->update(&a->ghash, y, last, 1);
 	}
 }
 
@@ -207,7 +274,7 @@ static void crypt_chunk(const struct sotls_aead *a, enum direction dir, uint8_t 
 {
 	if (dir == OPEN)
 		ghash_bytes(a, y, in, n);
-	a->impl->ctr32(&a->cipher, ctr, in, out, n / BLOCK);
+	a->ctr->ctr32(&a->cipher, ctr, in, out, n / BLOCK);
 	if (dir == SEAL)
 		ghash_bytes(a, y, out, n);
 }
@@ -232,7 +299,7 @@ static void crypt_buffered(const struct sotls_aead *a, enum direction dir, uint8
 	memset(buf + lead + n, 0, blocks * BLOCK - lead - n);
 	if (dir == OPEN)
 		ghash_bytes(a, y, in, n);
-	a->impl->ctr32(&a->cipher, ctr, buf, buf, blocks);
+	a->ctr->ctr32(&a->cipher, ctr, buf, buf, blocks);
 	if (n > 0)
 		memcpy(out, buf + lead, n);
 	if (mask != NULL)
@@ -249,7 +316,7 @@ static int gcm(const struct sotls_aead *a, enum direction dir, const uint8_t *no
 {
 	uint8_t ctr[BLOCK], y[BLOCK] = {0}, mask[BLOCK], lens[BLOCK];
 
-	if (a == NULL || a->impl == NULL || nonce == NULL || (aad == NULL && aad_len != 0) ||
+	if (a == NULL || a->ctr == NULL || nonce == NULL || (aad == NULL && aad_len != 0) ||
 	    ((in == NULL || out == NULL) && len != 0) || (uint64_t)len > SOTLS_AEAD_MAX_LEN ||
 	    aad_len > SIZE_MAX / 8)
 		return SOTLS_ERR_INVALID_ARGUMENT;
@@ -258,13 +325,13 @@ static int gcm(const struct sotls_aead *a, enum direction dir, const uint8_t *no
 	sotls_store_be32(ctr + SOTLS_AEAD_NONCE_LEN, 1);
 	ghash_bytes(a, y, aad, aad_len);
 
-	if (a->impl->bulk != NULL) {
-		a->impl->bulk(&a->cipher, &a->ghash, dir == OPEN, ctr, y, in, out, len, mask);
-	} else if (a->impl->narrow) {
+	if (a->bulk != NULL) {
+		a->bulk->bulk(&a->cipher, &a->ghash, dir == OPEN, ctr, y, in, out, len, mask);
+	} else if (a->ctr->narrow) {
 		static const uint8_t ZERO[BLOCK];
 		const size_t whole = len / BLOCK * BLOCK;
 
-		a->impl->ctr32(&a->cipher, ctr, ZERO, mask, 1);
+		a->ctr->ctr32(&a->cipher, ctr, ZERO, mask, 1);
 		for (size_t off = 0; off < whole; off += CHUNK_BYTES) {
 			const size_t n = whole - off < CHUNK_BYTES ? whole - off : CHUNK_BYTES;
 
@@ -291,7 +358,7 @@ static int gcm(const struct sotls_aead *a, enum direction dir, const uint8_t *no
 
 	sotls_store_be64(lens, (uint64_t)aad_len * 8);
 	sotls_store_be64(lens + 8, (uint64_t)len * 8);
-	a->impl->ghash_update(&a->ghash, y, lens, 1);
+	a->gh->update(&a->ghash, y, lens, 1);
 	for (int i = 0; i < BLOCK; i++)
 		tag[i] = y[i] ^ mask[i];
 	sotls_wipe(mask, sizeof(mask));

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "aead.h"
+#include "cpu.h"
 #include "ghash.h"
 
 /*
@@ -25,14 +26,10 @@ typedef void (*sotls_gcm_bulk_fn)(const union sotls_aead_cipher_key *k,
 				  const uint8_t j0[16], uint8_t y[16], const uint8_t *in,
 				  uint8_t *out, size_t len, uint8_t mask[16]);
 
-struct sotls_gcm_impl {
-	const char *name;
+/* The entries of the implementation tables, best first, in gcm.c. */
+struct sotls_gcm_ctr {
+	struct sotls_impl impl;
 	sotls_gcm_ctr32_fn ctr32;
-	sotls_ghash_init_fn ghash_init;
-	sotls_ghash_update_fn ghash_update;
-	/* Optional, for narrow implementations (NULL: ctr32 and ghash_update
-	 * alternate per chunk). */
-	sotls_gcm_bulk_fn bulk;
 	/*
 	 * Whether one block costs about a block's worth of a ctr32 call. If so
 	 * the tag mask E(K, J0) and a partial last block get calls of their
@@ -43,10 +40,30 @@ struct sotls_gcm_impl {
 	bool narrow;
 };
 
+struct sotls_gcm_ghash {
+	struct sotls_impl impl;
+	sotls_ghash_init_fn init;
+	sotls_ghash_update_fn update;
+};
+
+struct sotls_gcm_bulk {
+	struct sotls_impl impl;
+	sotls_gcm_bulk_fn bulk;
+	/* The GHASH whose key table the bulk routine reads (its needs are
+	 * among the bulk's). */
+	const struct sotls_gcm_ghash *ghash;
+};
+
 /* The stitched VAES + VPCLMULQDQ AES-GCM loop (gcm_aes_vaes_avx512.c). */
 void sotls_gcm_aes_vaes_avx512(const union sotls_aead_cipher_key *k,
 			       const struct sotls_ghash_key *gk, bool open, const uint8_t j0[16],
 			       uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
 			       uint8_t mask[16]);
+
+/* The stitched AES-NI + PCLMULQDQ AES-GCM loop (gcm_aes_aesni_pclmul.c). */
+void sotls_gcm_aes_aesni_pclmul(const union sotls_aead_cipher_key *k,
+				const struct sotls_ghash_key *gk, bool open, const uint8_t j0[16],
+				uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
+				uint8_t mask[16]);
 
 #endif

@@ -91,7 +91,8 @@ enum p256_level {
 extern const struct p256_impl p256_impl_generic;
 extern const struct p256_impl p256_impl_mulx;
 
-/* The level chosen once from the CPU (SOTLS_CPU=generic forces the portable one). */
+/* The level chosen once from the CPU's features (cpu.h; SOTLS_CPU=generic or
+ * -bmi2 forces the portable one). */
 const struct p256_impl *p256_impl_default(void);
 /* A given level, or NULL when this CPU cannot run it. */
 const struct p256_impl *p256_impl_get(enum p256_level level);

@@ -1,9 +1,29 @@
-/* The P-256 implementation level and table lookup, each chosen once from the CPU (cpu.c). */
+/* The P-256 implementation level and table lookup, each chosen once from the CPU's
+ * features (cpu.h). */
 #include "cpu.h"
 #include "p256_internal.h"
 #include "p256_point.h"
 
 #include <stddef.h>
+
+#define MULX_NEEDS (SOTLS_CPU_BMI2 | SOTLS_CPU_ADX)
+
+/* The field arithmetic and the table lookup, best first. */
+static const struct {
+	struct sotls_impl impl;
+	const struct p256_impl *p;
+} FIELD[] = {
+	{{"mulx", MULX_NEEDS}, &p256_impl_mulx},
+	{{"generic", 0}, &p256_impl_generic},
+};
+
+static const struct {
+	struct sotls_impl impl;
+	p256_select_fn *fn;
+} SELECT[] = {
+	{{"avx2", SOTLS_CPU_AVX2 | SOTLS_CPU_AVX}, p256_select_avx2},
+	{{"generic", 0}, p256_select_generic},
+};
 
 const struct p256_impl *p256_impl_get(enum p256_level level)
 {
@@ -11,7 +31,7 @@ const struct p256_impl *p256_impl_get(enum p256_level level)
 	case P256_GENERIC:
 		return &p256_impl_generic;
 	case P256_MULX:
-		return sotls_cpu_has_mulx() ? &p256_impl_mulx : NULL;
+		return (MULX_NEEDS & ~sotls_cpu_features()) == 0 ? &p256_impl_mulx : NULL;
 	default:
 		return NULL;
 	}
@@ -26,9 +46,7 @@ const struct p256_impl *p256_impl_default(void)
 	const struct p256_impl *im = chosen;
 
 	if (im == NULL) {
-		im = p256_impl_get(P256_MULX);
-		if (im == NULL)
-			im = &p256_impl_generic;
+		im = SOTLS_CPU_PICK(FIELD, sotls_cpu_features())->p;
 		chosen = im;
 	}
 	return im;
@@ -41,7 +59,7 @@ p256_select_fn *p256_select(void)
 	p256_select_fn *fn = select_chosen;
 
 	if (fn == NULL) {
-		fn = sotls_cpu_level() >= SOTLS_CPU_AVX2 ? p256_select_avx2 : p256_select_generic;
+		fn = SOTLS_CPU_PICK(SELECT, sotls_cpu_features())->fn;
 		select_chosen = fn;
 	}
 	return fn;

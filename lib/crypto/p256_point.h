@@ -23,7 +23,7 @@ extern const p256_aff p256_comb_table[P256_COMB_WINDOWS][P256_COMB_POINTS];
  * The constant-time table lookup: r = entry idx (1..n) of n entries of `fes`
  * field elements each (an affine or a Jacobian point, contiguous limbs), all
  * zeros for idx = 0. Portable and AVX2 versions; p256_select gives the one
- * for this CPU (cpu.c's avx2 level and up, capped by SOTLS_CPU).
+ * for this CPU (AVX2, unless SOTLS_CPU takes it away).
  */
 typedef void p256_select_fn(uint64_t *r, const uint64_t *tab, int n, int fes, uint64_t idx);
 p256_select_fn p256_select_generic, p256_select_avx2;

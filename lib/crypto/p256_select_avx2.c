@@ -1,8 +1,8 @@
 /*
  * The constant-time table lookup of P-256's scalar multiplications
- * (p256_point.c) with AVX2, compiled with -mavx2 and called only at cpu.c's
- * avx2 level or above: four limbs per register, so an entry of two or three
- * field elements is two or three loads, ANDs and ORs. The comb reads its
+ * (p256_point.c) with AVX2, compiled with -mavx2 and called only when the
+ * CPU has AVX2 (p256_level.c's table): four limbs per register, so an entry
+ * of two or three field elements is two or three loads, ANDs and ORs. The comb reads its
  * whole 88 KiB table once per k·G, which with SSE2 was a sixth of a
  * signature.
  */

@@ -52,7 +52,25 @@ static const struct sotls_mont_ops *const OPS[SOTLS_RSA_IMPLS] = {
 	&sotls_mont_ifma,
 };
 
-static const char *const IMPL_NAMES[SOTLS_RSA_IMPLS] = {"generic", "mulx", "ifma"};
+/* Best first. IFMA multiplies outside the exponentiations with MULX. */
+static const struct rsa_impl_entry {
+	struct sotls_impl impl;
+	enum sotls_rsa_impl id;
+} IMPLS[] = {
+	{{"ifma", SOTLS_CPU_IFMA | SOTLS_CPU_AVX512F | SOTLS_CPU_BMI2 | SOTLS_CPU_ADX},
+	 SOTLS_RSA_IFMA},
+	{{"mulx", SOTLS_CPU_BMI2 | SOTLS_CPU_ADX}, SOTLS_RSA_MULX},
+	{{"generic", 0}, SOTLS_RSA_GENERIC},
+};
+#define N_IMPLS (sizeof(IMPLS) / sizeof(IMPLS[0]))
+
+static const struct rsa_impl_entry *entry(enum sotls_rsa_impl impl)
+{
+	for (size_t i = 0; i < N_IMPLS; i++)
+		if (IMPLS[i].id == impl)
+			return &IMPLS[i];
+	return NULL;
+}
 
 #ifdef SOTLS_CT_VALGRIND
 /* valgrind runs MULX/ADCX/ADOX but hides ADX from CPUID: the ct test, which
@@ -65,32 +83,26 @@ bool sotls_rsa_ct_mulx_forced;
 
 bool sotls_rsa_impl_supported(enum sotls_rsa_impl impl)
 {
-	switch (impl) {
-	case SOTLS_RSA_GENERIC:
-		return true;
-	case SOTLS_RSA_MULX:
-		return sotls_cpu_has_mulx_adx() || MULX_FORCED;
-	case SOTLS_RSA_IFMA:
-		return sotls_cpu_has_ifma();
-	case SOTLS_RSA_IMPLS:
-		break;
-	}
-	return false;
+	const struct rsa_impl_entry *e = entry(impl);
+
+	if (e == NULL)
+		return false;
+	return (e->impl.needs & ~sotls_cpu_features()) == 0 ||
+	       (impl == SOTLS_RSA_MULX && MULX_FORCED);
 }
 
 enum sotls_rsa_impl sotls_rsa_impl_best(void)
 {
-	int i = SOTLS_RSA_IMPLS - 1;
-	while (i > 0 && !sotls_rsa_impl_supported((enum sotls_rsa_impl)i))
-		i--;
-	return (enum sotls_rsa_impl)i;
+	if (MULX_FORCED && !sotls_rsa_impl_supported(SOTLS_RSA_IFMA))
+		return SOTLS_RSA_MULX;
+	return SOTLS_CPU_PICK(IMPLS, sotls_cpu_features())->id;
 }
 
 const char *sotls_rsa_impl_name(enum sotls_rsa_impl impl)
 {
-	if ((int)impl < 0 || impl >= SOTLS_RSA_IMPLS)
-		return NULL;
-	return IMPL_NAMES[impl];
+	const struct rsa_impl_entry *e = entry(impl);
+
+	return e != NULL ? e->impl.name : NULL;
 }
 
 /* ---- conversions and small arithmetic ---- */

@@ -21,9 +21,9 @@ enum sotls_rsa_impl {
 	SOTLS_RSA_IMPLS = 3,
 };
 
-/* The best level this CPU runs (SOTLS_CPU=generic: the portable one). */
+/* The best level the process's CPU features (cpu.h, after SOTLS_CPU) run. */
 enum sotls_rsa_impl sotls_rsa_impl_best(void);
-/* Whether this CPU runs impl (honours SOTLS_CPU as above). */
+/* Whether those features run impl. */
 bool sotls_rsa_impl_supported(enum sotls_rsa_impl impl);
 /* "generic", "mulx", "ifma"; NULL if out of range. */
 const char *sotls_rsa_impl_name(enum sotls_rsa_impl impl);

@@ -62,6 +62,11 @@ void sotls_sha256_blocks_generic(uint32_t h[8], const uint8_t *p, size_t blocks)
 	}
 }
 
+const struct sotls_sha256_impl SOTLS_SHA256_IMPLS[SOTLS_SHA256_N_IMPLS] = {
+	{{"shani", SOTLS_CPU_SHA | SOTLS_CPU_SSSE3 | SOTLS_CPU_SSE41}, sotls_sha256_blocks_shani},
+	{{"generic", 0}, sotls_sha256_blocks_generic},
+};
+
 static sotls_sha256_blocks_fn *_Atomic chosen;
 
 sotls_sha256_blocks_fn *sotls_sha256_blocks(void)
@@ -69,7 +74,7 @@ sotls_sha256_blocks_fn *sotls_sha256_blocks(void)
 	sotls_sha256_blocks_fn *fn = chosen;
 
 	if (fn == NULL) {
-		fn = sotls_cpu_has_sha_ni() ? sotls_sha256_blocks_shani : sotls_sha256_blocks_generic;
+		fn = SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, sotls_cpu_features())->blocks;
 		chosen = fn;
 	}
 	return fn;

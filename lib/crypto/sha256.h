@@ -10,13 +10,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cpu.h"
+
 /* FIPS 180-4 §4.2.2's constants, for both compressions. */
 extern const uint32_t sotls_sha256_k[64];
 
 /* h = the compression of `blocks` 64-byte blocks into h. */
 typedef void sotls_sha256_blocks_fn(uint32_t h[8], const uint8_t *p, size_t blocks);
 sotls_sha256_blocks_fn sotls_sha256_blocks_generic, sotls_sha256_blocks_shani;
-/* The SHA-NI version when the CPU has it (sotls_cpu_has_sha_ni), else the portable one. */
+/* The compressions, best first, with the CPU features each needs. */
+struct sotls_sha256_impl {
+	struct sotls_impl impl;
+	sotls_sha256_blocks_fn *blocks;
+};
+#define SOTLS_SHA256_N_IMPLS 2
+extern const struct sotls_sha256_impl SOTLS_SHA256_IMPLS[SOTLS_SHA256_N_IMPLS];
+/* The first of them this process's features (cpu.h) run, chosen once. */
 sotls_sha256_blocks_fn *sotls_sha256_blocks(void);
 
 struct sotls_sha256 {

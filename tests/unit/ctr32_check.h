@@ -20,7 +20,7 @@
 #define CTR32_MAX_BLOCKS 1100
 
 struct ctr32_impl {
-	enum sotls_cpu_level level; /* what the CPU needs to run it */
+	uint32_t needs; /* the CPU features it needs (cpu.h) */
 	const char *name;
 	/* The cipher's own ctr32 function, which the suite's run() casts back. */
 	void (*fn)(void);

@@ -1,15 +1,11 @@
 /*
  * Project Wycheproof's AES-GCM and ARIA-GCM vectors, read in place from
  * ../shared/vectors/wycheproof (meson passes the directory), through the AEAD
- * the record layer uses (lib/crypto/aead.h: sotls_aead_init, seal, open), at
- * one CPU level per run:
+ * the record layer uses (lib/crypto/aead.h), on every implementation this
+ * CPU runs (each that sotls_aead_variants finds, whatever SOTLS_CPU says;
+ * a failure names the implementation):
  *
- *   test_aead_wycheproof VECTOR_DIR LEVEL      (with SOTLS_CPU=LEVEL)
- *
- * meson runs it once per level, so that a failure names the level. The
- * level comes from SOTLS_CPU the way the record layer's does (sotls_aead_init
- * takes sotls_cpu_level()); a run whose process level is not LEVEL fails,
- * and a CPU without LEVEL skips the run (exit 77, said on stdout).
+ *   test_aead_wycheproof VECTOR_DIR
  *
  *  - valid: seal gives exactly ct || tag and open gives msg back, each both
  *    out of place and in place;
@@ -42,7 +38,23 @@
 #include "wycheproof_util.h"
 
 static const char *vector_dir;
-static enum sotls_cpu_level level;
+/* The implementation under test, for failure messages. */
+static char impl_now[64] = "-";
+
+/* At most this many implementations of one cipher (sotls_aead_variants). */
+#define MAX_VARIANTS 16
+
+/* The names of the implementations run, for the summary line. */
+static char run_names[512];
+
+static void note_impl(const char *name)
+{
+	if (strstr(run_names, name) != NULL)
+		return;
+	if (run_names[0] != '\0')
+		strncat(run_names, ", ", sizeof(run_names) - strlen(run_names) - 1);
+	strncat(run_names, name, sizeof(run_names) - strlen(run_names) - 1);
+}
 
 /* Longer than any field of the two files (513 bytes). */
 #define FIELD_MAX 4096
@@ -72,7 +84,7 @@ static const char *at(int id, const char *what)
 {
 	static char s[160];
 
-	snprintf(s, sizeof(s), "tcId %d at %s: %s", id, sotls_cpu_level_name(level), what);
+	snprintf(s, sizeof(s), "tcId %d on %s: %s", id, impl_now, what);
 	return s;
 }
 
@@ -142,9 +154,10 @@ static void run_file(const char *file, const char *algorithm, enum sotls_aead_al
 {
 	json_t *root = wp_read_file(vector_dir, file), *g, *t;
 	struct tally tl = {0, 0, {0}};
-	const char *impl = NULL;
 	size_t gi, ti;
 	int seen = 0;
+
+	run_names[0] = '\0';
 
 	const char *named = wp_string(root, "algorithm");
 	if (strcmp(named, algorithm) != 0)
@@ -186,28 +199,37 @@ static void run_file(const char *file, const char *algorithm, enum sotls_aead_al
 			if (wp_hex(t, "ct", ct, FIELD_MAX) != len)
 				fail_msg("%s tcId %d: msg and ct lengths differ", file, id);
 
-			struct sotls_aead a;
-			int rc = sotls_aead_init(&a, alg, key, sotls_aead_key_len(alg));
-			if (rc != 0)
-				fail_msg("%s", at(id, "sotls_aead_init failed"));
-			impl = sotls_aead_impl_name(&a);
-			if (strcmp(result, "valid") == 0) {
-				check_valid(&a, id, iv, aad, aad_len, msg, ct, len, tag);
-				tl.valid++;
-			} else if (strcmp(result, "invalid") == 0) {
-				check_invalid(&a, id, iv, aad, aad_len, msg, ct, len, tag);
-				tl.invalid++;
-			} else {
-				fail_msg("%s tcId %d: result \"%s\" (no policy for it)", file, id,
-					 result);
+			/* Every implementation this CPU runs (SOTLS_CPU aside). */
+			uint32_t sets[MAX_VARIANTS];
+			const size_t nv = sotls_aead_variants(alg, sotls_cpu_detected(), sets,
+							      MAX_VARIANTS);
+			for (size_t v = 0; v < nv; v++) {
+				struct sotls_aead a;
+
+				if (sotls_aead_init_features(&a, alg, key, sotls_aead_key_len(alg),
+							     sets[v]) != 0)
+					fail_msg("tcId %d: sotls_aead_init_features failed", id);
+				snprintf(impl_now, sizeof(impl_now), "%s", sotls_aead_impl_name(&a));
+				note_impl(impl_now);
+				if (strcmp(result, "valid") == 0) {
+					check_valid(&a, id, iv, aad, aad_len, msg, ct, len, tag);
+				} else if (strcmp(result, "invalid") == 0) {
+					check_invalid(&a, id, iv, aad, aad_len, msg, ct, len, tag);
+				} else {
+					fail_msg("%s tcId %d: result \"%s\" (no policy for it)",
+						 file, id, result);
+				}
+				sotls_aead_clear(&a);
 			}
-			sotls_aead_clear(&a);
+			if (strcmp(result, "valid") == 0)
+				tl.valid++;
+			else
+				tl.invalid++;
 		}
 	}
 	const int skipped = tl.skipped[SKIP_KEY] + tl.skipped[SKIP_IV] + tl.skipped[SKIP_TAG];
-	printf("test_aead_wycheproof: %s at %s (%s): %d run (%d valid, %d invalid), %d skipped",
-	       file, sotls_cpu_level_name(level), impl != NULL ? impl : "-", tl.valid + tl.invalid,
-	       tl.valid, tl.invalid, skipped);
+	printf("test_aead_wycheproof: %s: %d run (%d valid, %d invalid) on each of %s; %d skipped",
+	       file, tl.valid + tl.invalid, tl.valid, tl.invalid, run_names, skipped);
 	for (int r = 0; r < SKIP_REASONS; r++)
 		if (tl.skipped[r] != 0)
 			printf("; %d %s", tl.skipped[r], SKIP_NAMES[r]);
@@ -241,28 +263,11 @@ static void test_aria_gcm(void **state)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: SOTLS_CPU=LEVEL %s VECTOR_DIR LEVEL\n", argv[0]);
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s VECTOR_DIR\n", argv[0]);
 		return 2;
 	}
 	vector_dir = argv[1];
-	int l = 0;
-	while (l < SOTLS_CPU_LEVELS && strcmp(argv[2], sotls_cpu_level_name(l)) != 0)
-		l++;
-	if (l == SOTLS_CPU_LEVELS) {
-		fprintf(stderr, "%s: unknown level \"%s\"\n", argv[0], argv[2]);
-		return 2;
-	}
-	level = (enum sotls_cpu_level)l;
-	if (!sotls_cpu_supports(level)) {
-		printf("test_aead_wycheproof: SKIP: this CPU has no %s level\n", argv[2]);
-		return 77;
-	}
-	if (sotls_cpu_level() != level) {
-		fprintf(stderr, "%s: the process runs at %s, not %s: set SOTLS_CPU=%s\n", argv[0],
-			sotls_cpu_level_name(sotls_cpu_level()), argv[2], argv[2]);
-		return 1;
-	}
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aes_gcm),
 		cmocka_unit_test(test_aria_gcm),

@@ -84,9 +84,11 @@ static void aes_reference(uint8_t ctr[16], const uint8_t *in, uint8_t *out, size
 #define CTR_FN(f) ((void (*)(void))(f))
 
 static const struct ctr32_impl IMPLS[] = {
-	{SOTLS_CPU_GENERIC, "ctr32_ct64", CTR_FN(sotls_aes_ctr32_ct64)},
-	{SOTLS_CPU_AESNI, "ctr32_aesni", CTR_FN(sotls_aes_ctr32_aesni)},
-	{SOTLS_CPU_AVX512, "ctr32_vaes_avx512", CTR_FN(sotls_aes_ctr32_vaes_avx512)},
+	{0, "ctr32_ct64", CTR_FN(sotls_aes_ctr32_ct64)},
+	{SOTLS_CPU_AES | SOTLS_CPU_AVX_BASE, "ctr32_aesni", CTR_FN(sotls_aes_ctr32_aesni)},
+	{SOTLS_CPU_VAES | SOTLS_CPU_AES | SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX |
+		 SOTLS_CPU_SSSE3,
+	 "ctr32_vaes_avx512", CTR_FN(sotls_aes_ctr32_vaes_avx512)},
 };
 
 /* Around every natural width: 1, 4 (ct64, a zmm), 8, 16, 32 blocks. */

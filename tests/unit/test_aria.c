@@ -64,12 +64,15 @@ static void aria_reference(uint8_t ctr[16], const uint8_t *in, uint8_t *out, siz
 
 #define CTR_FN(f) ((void (*)(void))(f))
 
-/* Every CTR implementation, with the CPU level it needs. */
+/* Every CTR implementation, with the CPU features it needs. */
 static const struct ctr32_impl CTR_IMPLS[] = {
-	{SOTLS_CPU_GENERIC, "ctr32_generic", CTR_FN(sotls_aria_ctr32_generic)},
-	{SOTLS_CPU_AESNI, "ctr32_aesni_avx", CTR_FN(sotls_aria_ctr32_aesni_avx)},
-	{SOTLS_CPU_AVX2, "ctr32_gfni_avx2", CTR_FN(sotls_aria_ctr32_gfni_avx2)},
-	{SOTLS_CPU_AVX512, "ctr32_gfni_avx512", CTR_FN(sotls_aria_ctr32_gfni_avx512)},
+	{0, "ctr32_generic", CTR_FN(sotls_aria_ctr32_generic)},
+	{SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE, "ctr32_aesni_avx",
+	 CTR_FN(sotls_aria_ctr32_aesni_avx)},
+	{SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3, "ctr32_gfni_avx2",
+	 CTR_FN(sotls_aria_ctr32_gfni_avx2)},
+	{SOTLS_CPU_GFNI | SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3,
+	 "ctr32_gfni_avx512", CTR_FN(sotls_aria_ctr32_gfni_avx512)},
 };
 
 /* Block counts around every natural width (1, 2, 4, 8, 16, 32, 64 lanes). */

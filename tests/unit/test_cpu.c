@@ -1,18 +1,17 @@
 /*
- * CPU level selection (lib/crypto/cpu.h): level names, the detected levels
- * against the kernel's own view (/proc/cpuinfo), the public-key features
- * (MULX/ADX, IFMA) likewise, the chosen level, and the
- * SOTLS_CPU override, which may lower the level but never raise it.
+ * CPU features and the choice of implementations (lib/crypto/cpu.h): the
+ * feature names, detection against the kernel's own view (/proc/cpuinfo),
+ * the SOTLS_CPU syntax, the features chosen under it, and that each table
+ * picks by features rather than by a ladder of levels.
  *
- *   test_cpu                      the level must be the highest supported one
- *                                 (capped by SOTLS_CPU if that happens to be set)
- *   test_cpu --expect-cap NAME    run with SOTLS_CPU=NAME (meson sets it): the
- *                                 level must be min(NAME, highest supported), and
- *                                 sotls_aead_init must pick that implementation
+ *   test_cpu                     the features must be those detected
+ *                                (masked by SOTLS_CPU if that happens to be set)
+ *   test_cpu --expect-env VALUE  run with SOTLS_CPU=VALUE (meson sets it): the
+ *                                features must be the detected ones VALUE allows
  */
 #include <setjmp.h>
-#include <stdbool.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,54 +22,29 @@
 
 #include "aead.h"
 #include "cpu.h"
+#include "sha256.h"
+#include "sotls.h"
 
-static const char *expect_cap; /* NAME from --expect-cap, or NULL */
+static const char *expect_env; /* VALUE from --expect-env, or NULL */
 
-static const char *const NAMES[SOTLS_CPU_LEVELS] = {"generic", "aesni", "avx2", "avx512"};
-
-static int level_from_name(const char *name)
-{
-	for (int l = 0; l < SOTLS_CPU_LEVELS; l++)
-		if (strcmp(name, NAMES[l]) == 0)
-			return l;
-	return -1;
-}
-
-static enum sotls_cpu_level highest_supported(void)
-{
-	int l = SOTLS_CPU_LEVELS - 1;
-
-	while (l > 0 && !sotls_cpu_supports((enum sotls_cpu_level)l))
-		l--;
-	return (enum sotls_cpu_level)l;
-}
-
-static void test_level_names(void **state)
+static void test_feature_names(void **state)
 {
 	(void)state;
-	assert_int_equal(SOTLS_CPU_LEVELS, 4);
-	for (int l = 0; l < SOTLS_CPU_LEVELS; l++) {
-		const char *n = sotls_cpu_level_name((enum sotls_cpu_level)l);
+	for (unsigned i = 0; i < SOTLS_CPU_FEATURES; i++) {
+		const char *n = sotls_cpu_feature_name(i);
 
 		assert_non_null(n);
-		assert_string_equal(n, NAMES[l]);
+		for (unsigned j = 0; j < i; j++)
+			assert_string_not_equal(n, sotls_cpu_feature_name(j));
 	}
-	assert_null(sotls_cpu_level_name(SOTLS_CPU_LEVELS));
-	assert_null(sotls_cpu_level_name((enum sotls_cpu_level)-1));
-	assert_null(sotls_cpu_level_name((enum sotls_cpu_level)1000));
-}
+	assert_null(sotls_cpu_feature_name(SOTLS_CPU_FEATURES));
 
-/* Each level includes the one below it, and out-of-range values are never supported. */
-static void test_supports_is_monotonic(void **state)
-{
-	(void)state;
-	assert_true(sotls_cpu_supports(SOTLS_CPU_GENERIC));
-	for (int l = 1; l < SOTLS_CPU_LEVELS; l++)
-		if (sotls_cpu_supports((enum sotls_cpu_level)l) &&
-		    !sotls_cpu_supports((enum sotls_cpu_level)(l - 1)))
-			fail_msg("level %s supported but %s is not", NAMES[l], NAMES[l - 1]);
-	assert_false(sotls_cpu_supports(SOTLS_CPU_LEVELS));
-	assert_false(sotls_cpu_supports((enum sotls_cpu_level)-1));
+	char buf[256];
+	assert_string_equal(sotls_cpu_describe(0, buf, sizeof(buf)), "-");
+	assert_string_equal(sotls_cpu_describe(SOTLS_CPU_AES | SOTLS_CPU_GFNI, buf, sizeof(buf)),
+			    "aes+gfni");
+	/* Truncated, still terminated. */
+	assert_int_equal(strlen(sotls_cpu_describe(SOTLS_CPU_ALL, buf, 10)), 9);
 }
 
 /* 1 if the space-separated flag list has this word. */
@@ -87,14 +61,15 @@ static int has_flag(const char *flags, const char *word)
 
 /*
  * Detection agrees with the kernel, which clears the AVX / AVX-512 flags it
- * does not enable in XCR0. The lists are those of cpu.h. Run under SOTLS_CPU
- * too, this also shows that sotls_cpu_supports ignores it.
+ * does not enable in XCR0; the feature names are its flag names. Run under
+ * SOTLS_CPU too, this also shows that sotls_cpu_detected ignores it.
  */
 static void test_matches_proc_cpuinfo(void **state)
 {
 	static char line[8192];
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	int found = 0;
+	char buf[256];
 
 	(void)state;
 	if (f == NULL) {
@@ -114,123 +89,202 @@ static void test_matches_proc_cpuinfo(void **state)
 	const char *fl = strchr(line, ':');
 	assert_non_null(fl);
 
-	enum sotls_cpu_level want = SOTLS_CPU_GENERIC;
-	if (has_flag(fl, "aes") && has_flag(fl, "pclmulqdq") && has_flag(fl, "ssse3") &&
-	    has_flag(fl, "sse4_1") && has_flag(fl, "avx")) {
-		want = SOTLS_CPU_AESNI;
-		if (has_flag(fl, "avx2") && has_flag(fl, "gfni")) {
-			want = SOTLS_CPU_AVX2;
-			if (has_flag(fl, "avx512f") && has_flag(fl, "avx512bw") &&
-			    has_flag(fl, "avx512vl") && has_flag(fl, "vaes") &&
-			    has_flag(fl, "vpclmulqdq"))
-				want = SOTLS_CPU_AVX512;
-		}
-	}
-	const enum sotls_cpu_level got = highest_supported();
-	printf("test_cpu: /proc/cpuinfo suggests %s, sotls_cpu_supports says %s\n", NAMES[want],
-	       NAMES[got]);
-	if (got != want)
-		fail_msg("highest supported level is %s, but the kernel's CPU flags give %s",
-			 NAMES[got], NAMES[want]);
-
-	/* The public-key features (and SHA-NI, for RFC 6979), capped with the
-	 * level (SOTLS_CPU). */
-	const enum sotls_cpu_level level = sotls_cpu_level();
-	const bool mulx = has_flag(fl, "bmi2") && has_flag(fl, "adx");
-	assert_int_equal(sotls_cpu_has_mulx_adx(), mulx && level != SOTLS_CPU_GENERIC);
-	assert_int_equal(sotls_cpu_has_ifma(),
-			 mulx && has_flag(fl, "avx512ifma") && level == SOTLS_CPU_AVX512);
-	assert_int_equal(sotls_cpu_has_sha_ni(),
-			 has_flag(fl, "sha_ni") && level != SOTLS_CPU_GENERIC);
+	uint32_t want = 0;
+	for (unsigned i = 0; i < SOTLS_CPU_FEATURES; i++)
+		if (has_flag(fl, sotls_cpu_feature_name(i)))
+			want |= 1u << i;
+	printf("test_cpu: detected %s\n", sotls_cpu_describe(sotls_cpu_detected(), buf,
+							      sizeof(buf)));
+	if (sotls_cpu_detected() != want)
+		fail_msg("detected 0x%x, but the kernel's CPU flags give 0x%x",
+			 sotls_cpu_detected(), want);
 }
 
-static void test_chosen_level(void **state)
+/* The SOTLS_CPU syntax (cpu.h), parsed without the CPU's say. */
+static void test_parse(void **state)
 {
-	const char *env = getenv("SOTLS_CPU");
-	enum sotls_cpu_level cap = SOTLS_CPU_AVX512;
+	static const struct {
+		const char *value;
+		bool ok;
+		uint32_t allowed;
+	} CASES[] = {
+		{"-gfni,-avx512f", true, SOTLS_CPU_ALL & ~(SOTLS_CPU_GFNI | SOTLS_CPU_AVX512F)},
+		{"-vaes", true, SOTLS_CPU_ALL & ~SOTLS_CPU_VAES},
+		{"aes,pclmulqdq,avx", true, SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX},
+		{"+sha_ni", true, SOTLS_CPU_SHA},
+		/* In a list, avx2 is the feature; alone, the old level. */
+		{"avx2,aes", true, SOTLS_CPU_AVX2 | SOTLS_CPU_AES},
+		{"-avx2,+avx2,-vaes", true, SOTLS_CPU_ALL & ~SOTLS_CPU_VAES},
+		{"avx512,-gfni", false, 0},
+		/* The old levels keep their meaning. */
+		{"generic", true, 0},
+		{"aesni", true,
+		 SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE | SOTLS_CPU_SHA |
+			 SOTLS_CPU_BMI2 | SOTLS_CPU_ADX},
+		{"avx2", true,
+		 SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE | SOTLS_CPU_SHA |
+			 SOTLS_CPU_BMI2 | SOTLS_CPU_ADX | SOTLS_CPU_AVX2 | SOTLS_CPU_GFNI},
+		{"avx512", true, SOTLS_CPU_ALL},
+		/* Typos: nothing at all. */
+		{"", false, 0},
+		{"aesni2", false, 0},
+		{"-gfni,,-vaes", false, 0},
+		{"-gfni,avx9", false, 0},
+		{"-", false, 0},
+		{"AES", false, 0},
+	};
 
 	(void)state;
-	if (expect_cap != NULL) {
-		/* Make sure the test set-up really passed the variable. */
-		if (env == NULL || strcmp(env, expect_cap) != 0)
-			fail_msg("expected SOTLS_CPU=%s in the environment, found %s", expect_cap,
-				 env != NULL ? env : "(unset)");
-		const int c = level_from_name(expect_cap);
-		if (c < 0)
-			fail_msg("--expect-cap %s is not a level name", expect_cap);
-		cap = (enum sotls_cpu_level)c;
-	} else if (env != NULL) {
-		/* cpu.c reads an unknown value as generic, the safe choice. */
-		const int c = level_from_name(env);
-		printf("test_cpu: note: SOTLS_CPU=%s is set in the environment\n", env);
-		cap = c >= 0 ? (enum sotls_cpu_level)c : SOTLS_CPU_GENERIC;
+	for (size_t i = 0; i < sizeof(CASES) / sizeof(CASES[0]); i++) {
+		uint32_t got = 0xdead;
+		const bool ok = sotls_cpu_parse(CASES[i].value, &got);
+
+		if (ok != CASES[i].ok || got != CASES[i].allowed)
+			fail_msg("SOTLS_CPU=\"%s\": %s 0x%x, expected %s 0x%x", CASES[i].value,
+				 ok ? "ok" : "refused", got, CASES[i].ok ? "ok" : "refused",
+				 CASES[i].allowed);
 	}
+}
 
-	const enum sotls_cpu_level top = highest_supported();
-	const enum sotls_cpu_level want = cap < top ? cap : top;
-	const enum sotls_cpu_level got = sotls_cpu_level();
+static void test_chosen_features(void **state)
+{
+	const char *env = getenv("SOTLS_CPU");
+	uint32_t allowed = SOTLS_CPU_ALL;
+	char buf[256];
 
-	printf("test_cpu: highest supported %s, cap %s, chosen %s\n", NAMES[top], NAMES[cap],
-	       sotls_cpu_level_name(got) != NULL ? sotls_cpu_level_name(got) : "(invalid)");
-	if (!sotls_cpu_supports(got))
-		fail_msg("chosen level %d is not supported by this CPU", (int)got);
-	if (got != want)
-		fail_msg("chosen level is %s, expected %s (highest supported %s, cap %s)",
-			 sotls_cpu_level_name(got), NAMES[want], NAMES[top], NAMES[cap]);
+	(void)state;
+	if (expect_env != NULL && (env == NULL || strcmp(env, expect_env) != 0))
+		fail_msg("expected SOTLS_CPU=%s in the environment, found %s", expect_env,
+			 env != NULL ? env : "(unset)");
+	if (env != NULL) {
+		printf("test_cpu: SOTLS_CPU=%s\n", env);
+		(void)sotls_cpu_parse(env, &allowed);
+	}
+	const uint32_t want = sotls_cpu_detected() & allowed;
+	printf("test_cpu: features used %s\n",
+	       sotls_cpu_describe(sotls_cpu_features(), buf, sizeof(buf)));
+	assert_int_equal(sotls_cpu_features(), want);
 	/* Chosen once: later calls agree. */
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(sotls_cpu_level(), got);
+		assert_int_equal(sotls_cpu_features(), want);
 
-	/* And the AEAD picks that implementation by default. */
+	/* And the AEAD picks by them by default, needing nothing more. */
 	static const uint8_t key[16];
-	struct sotls_aead a;
-	char name[32];
-
+	struct sotls_aead a, b;
 	assert_int_equal(sotls_aead_init(&a, SOTLS_AEAD_ARIA_128_GCM, key, sizeof(key)), 0);
-	snprintf(name, sizeof(name), "sotls-%s", NAMES[want]);
-	if (strcmp(sotls_aead_impl_name(&a), name) != 0)
-		fail_msg("sotls_aead_init chose %s, expected %s", sotls_aead_impl_name(&a), name);
+	assert_int_equal(
+		sotls_aead_init_features(&b, SOTLS_AEAD_ARIA_128_GCM, key, sizeof(key), want), 0);
+	assert_string_equal(sotls_aead_impl_name(&a), sotls_aead_impl_name(&b));
+	assert_int_equal(sotls_aead_impl_needs(&a) & ~want, 0);
+	printf("test_cpu: ARIA-GCM runs %s\n", sotls_aead_impl_name(&a));
 	sotls_aead_clear(&a);
+	sotls_aead_clear(&b);
+	/* The SHA-256 compression too. */
+	const struct sotls_sha256_impl *sha = SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, want);
+	assert_ptr_equal(sotls_sha256_blocks(), sha->blocks);
 }
 
-/* MULX/ADX follows the kernel's bmi2 and adx flags, and SOTLS_CPU=generic turns it off. */
-static void test_mulx(void **state)
+/* Feature sets of CPU families, as sets of this CPU-independent test. */
+#define HASWELL                                                                            \
+	(SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE | SOTLS_CPU_AVX2 |          \
+	 SOTLS_CPU_BMI2 | SOTLS_CPU_ADX)
+#define ZEN3 (HASWELL | SOTLS_CPU_SHA | SOTLS_CPU_VAES | SOTLS_CPU_VPCLMUL)
+#define ALDER_LAKE (ZEN3 | SOTLS_CPU_GFNI)
+#define ICE_LAKE SOTLS_CPU_ALL
+
+/*
+ * Each table picks the first entry whose needs are all present, feature by
+ * feature, whatever this CPU is: no GFNI means the best ARIA without GFNI
+ * even with AVX-512, and SHA-NI is used without GFNI or AVX2.
+ */
+static void test_picks_by_features(void **state)
 {
-	static char line[8192];
-	const char *env = getenv("SOTLS_CPU");
-	FILE *f = fopen("/proc/cpuinfo", "r");
-	int want = 0;
+	static const struct {
+		enum sotls_aead_alg alg;
+		uint32_t have;
+		const char *want;
+	} AEAD[] = {
+		{SOTLS_AEAD_ARIA_128_GCM, HASWELL, "sotls-aria-aesni-avx+ghash-pclmul"},
+		{SOTLS_AEAD_ARIA_128_GCM, ZEN3, "sotls-aria-aesni-avx+ghash-pclmul"},
+		{SOTLS_AEAD_ARIA_128_GCM, ALDER_LAKE, "sotls-aria-gfni-avx2+ghash-pclmul"},
+		{SOTLS_AEAD_ARIA_128_GCM, ICE_LAKE, "sotls-aria-gfni-avx512+ghash-vpclmul-avx512"},
+		{SOTLS_AEAD_ARIA_128_GCM, ICE_LAKE & ~SOTLS_CPU_GFNI,
+		 "sotls-aria-aesni-avx+ghash-vpclmul-avx512"},
+		{SOTLS_AEAD_ARIA_256_GCM, ICE_LAKE & ~SOTLS_CPU_AVX512F,
+		 "sotls-aria-gfni-avx2+ghash-pclmul"},
+		{SOTLS_AEAD_ARIA_128_GCM, SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX |
+						  SOTLS_CPU_SSSE3,
+		 "sotls-aria-gfni-avx2+ghash-generic"},
+		{SOTLS_AEAD_ARIA_128_GCM, 0, "sotls-aria-generic+ghash-generic"},
+		{SOTLS_AEAD_AES_128_GCM, ICE_LAKE, "sotls-gcm-aes-vaes-avx512"},
+		/* No VAES (Haswell to Cascade Lake), or VAES without AVX-512
+		 * (Zen 3): the stitched AES-NI loop. */
+		{SOTLS_AEAD_AES_128_GCM, HASWELL, "sotls-gcm-aes-aesni-pclmul"},
+		{SOTLS_AEAD_AES_256_GCM, ZEN3, "sotls-gcm-aes-aesni-pclmul"},
+		{SOTLS_AEAD_AES_256_GCM, ICE_LAKE & ~SOTLS_CPU_VAES, "sotls-gcm-aes-aesni-pclmul"},
+		/* Without PCLMULQDQ nothing is stitched. */
+		{SOTLS_AEAD_AES_128_GCM, HASWELL & ~SOTLS_CPU_PCLMUL, "sotls-aes-aesni+ghash-generic"},
+		{SOTLS_AEAD_AES_256_GCM, 0, "sotls-aes-ct64+ghash-generic"},
+		{SOTLS_AEAD_AES_256_GCM, SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE,
+		 "sotls-aes-ct64+ghash-pclmul"},
+	};
+	char name[64];
 
 	(void)state;
-	if (f == NULL)
-		skip();
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "flags", 5) == 0) {
-			want = has_flag(line, "bmi2") && has_flag(line, "adx");
-			break;
-		}
-	fclose(f);
-	if (env != NULL && level_from_name(env) <= 0)
-		want = 0;
-	printf("test_cpu: MULX/ADX %s\n", sotls_cpu_has_mulx() ? "used" : "not used");
-	assert_int_equal(sotls_cpu_has_mulx(), want);
+	for (size_t i = 0; i < sizeof(AEAD) / sizeof(AEAD[0]); i++) {
+		sotls_aead_describe(AEAD[i].alg, AEAD[i].have, name, sizeof(name));
+		if (strcmp(name, AEAD[i].want) != 0)
+			fail_msg("%s with %s: picked %s, expected %s",
+				 sotls_aead_alg_name(AEAD[i].alg),
+				 sotls_cpu_describe(AEAD[i].have, (char[256]){0}, 256), name,
+				 AEAD[i].want);
+	}
+
+	/* SHA-NI needs neither GFNI nor AVX. */
+	const uint32_t sha_only = SOTLS_CPU_SHA | SOTLS_CPU_SSSE3 | SOTLS_CPU_SSE41;
+	assert_string_equal(SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, sha_only)->impl.name, "shani");
+	assert_string_equal(SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, HASWELL)->impl.name, "generic");
+	assert_string_equal(SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, ZEN3)->impl.name, "shani");
+	assert_string_equal(SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, ICE_LAKE & ~SOTLS_CPU_GFNI)
+				    ->impl.name,
+			    "shani");
+}
+
+/* A feature set with a feature this CPU lacks is refused, not downgraded. */
+static void test_init_refuses_missing(void **state)
+{
+	static const uint8_t key[16];
+	struct sotls_aead a;
+
+	(void)state;
+	for (unsigned i = 0; i < SOTLS_CPU_FEATURES; i++) {
+		const uint32_t f = 1u << i;
+		const int rc = sotls_aead_init_features(&a, SOTLS_AEAD_AES_128_GCM, key, 16, f);
+
+		assert_int_equal(rc, (sotls_cpu_detected() & f) ? 0 : SOTLS_ERR_UNSUPPORTED);
+	}
+	assert_int_equal(sotls_aead_init_features(&a, SOTLS_AEAD_AES_128_GCM, key, 16,
+						  1u << SOTLS_CPU_FEATURES),
+			 SOTLS_ERR_INVALID_ARGUMENT);
+	sotls_aead_clear(&a);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "--expect-cap") == 0) {
-		expect_cap = argv[2];
+	if (argc == 3 && strcmp(argv[1], "--expect-env") == 0) {
+		expect_env = argv[2];
 	} else if (argc != 1) {
-		fprintf(stderr, "usage: %s [--expect-cap generic|aesni|avx2|avx512]\n", argv[0]);
+		fprintf(stderr, "usage: %s [--expect-env SOTLS_CPU-VALUE]\n", argv[0]);
 		return 2;
 	}
 
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_level_names),
-		cmocka_unit_test(test_supports_is_monotonic),
+		cmocka_unit_test(test_feature_names),
 		cmocka_unit_test(test_matches_proc_cpuinfo),
-		cmocka_unit_test(test_chosen_level),
-		cmocka_unit_test(test_mulx),
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_chosen_features),
+		cmocka_unit_test(test_picks_by_features),
+		cmocka_unit_test(test_init_refuses_missing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /*
  * ARIA-GCM and AES-GCM AEAD tests (lib/crypto/aead.h), run for every
- * algorithm and every implementation level this CPU supports:
+ * algorithm and every implementation this CPU runs (sotls_aead_variants):
  *
  *  (a) published known answers (RFC 8269 for ARIA, the McGrew-Viega GCM test
  *      cases for AES), checked against OpenSSL too so the differential oracle
@@ -55,22 +55,48 @@ static const enum sotls_aead_alg ALGS[] = {SOTLS_AEAD_ARIA_128_GCM, SOTLS_AEAD_A
 					   SOTLS_AEAD_AES_128_GCM, SOTLS_AEAD_AES_256_GCM};
 #define N_ALGS (sizeof(ALGS) / sizeof(ALGS[0]))
 
-/* The levels this CPU runs, filled in by main(). */
-static enum sotls_cpu_level levels[SOTLS_CPU_LEVELS];
-static size_t n_levels;
+/*
+ * The implementations this CPU runs (whatever SOTLS_CPU says), per cipher
+ * family, as the feature sets that pick them (sotls_aead_variants), best
+ * first, the portable one last; filled in by main(). Tests loop over
+ * variant indexes below n_impls; a family with fewer variants runs its
+ * portable one again for the indexes past its own.
+ */
+#define MAX_VARIANTS 16
+static uint32_t variants[2][MAX_VARIANTS];
+static size_t n_variants[2];
+static size_t n_impls;
 
-static const char *lname(enum sotls_cpu_level l)
+static int fam(enum sotls_aead_alg alg)
 {
-	return sotls_cpu_level_name(l);
+	return alg == SOTLS_AEAD_AES_128_GCM || alg == SOTLS_AEAD_AES_256_GCM;
+}
+
+static uint32_t vset(size_t lv, enum sotls_aead_alg alg)
+{
+	const int f = fam(alg);
+
+	return variants[f][lv < n_variants[f] ? lv : n_variants[f] - 1];
+}
+
+/* The implementation's name, for messages (a few calls may share a line). */
+static const char *lname(size_t lv, enum sotls_aead_alg alg)
+{
+	static char buf[4][64];
+	static unsigned next;
+	char *b = buf[next++ % 4];
+
+	sotls_aead_describe(alg, vset(lv, alg), b, sizeof(buf[0]));
+	return b;
 }
 
 static void init_or_fail(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
-			 enum sotls_cpu_level lv)
+			 size_t lv)
 {
-	int rc = sotls_aead_init_level(a, alg, key, sotls_aead_key_len(alg), lv);
+	int rc = sotls_aead_init_features(a, alg, key, sotls_aead_key_len(alg), vset(lv, alg));
 
 	if (rc != 0)
-		fail_msg("level %s %s: init_level returned %d", lname(lv),
+		fail_msg("%s %s: init_features returned %d", lname(lv, alg),
 			 sotls_aead_alg_name(alg), rc);
 }
 
@@ -232,8 +258,8 @@ static void test_known_answers(void **state)
 			fail_msg("%s: OpenSSL disagrees with the published vector (bad "
 				 "transcription?)", name);
 
-		for (size_t i = 0; i < n_levels; i++) {
-			const enum sotls_cpu_level lv = levels[i];
+		for (size_t i = 0; i < n_impls; i++) {
+			const size_t lv = i;
 			struct sotls_aead a;
 			long d;
 
@@ -242,28 +268,28 @@ static void test_known_answers(void **state)
 			assert_int_equal(sotls_aead_seal(&a, iv, aad, aad_len, pt, len, out, otag),
 					 0);
 			if ((d = first_diff(out, ct, len)) >= 0)
-				fail_msg("%s, level %s: ciphertext wrong from byte %ld", name,
-					 lname(lv), d);
+				fail_msg("%s, %s: ciphertext wrong from byte %ld", name,
+					 lname(lv, alg), d);
 			if (memcmp(otag, tag, 16) != 0)
-				fail_msg("%s, level %s: tag wrong", name, lname(lv));
+				fail_msg("%s, %s: tag wrong", name, lname(lv, alg));
 
 			memcpy(buf, pt, len);
 			assert_int_equal(sotls_aead_seal(&a, iv, aad, aad_len, buf, len, buf, otag),
 					 0);
 			if (memcmp(buf, ct, len) != 0 || memcmp(otag, tag, 16) != 0)
-				fail_msg("%s, level %s: in-place seal wrong", name, lname(lv));
+				fail_msg("%s, %s: in-place seal wrong", name, lname(lv, alg));
 
 			memset(out, 0, sizeof(out));
 			int rc = sotls_aead_open(&a, iv, aad, aad_len, ct, len, tag, out);
 			if (rc != 0 || memcmp(out, pt, len) != 0)
-				fail_msg("%s, level %s: open returned %d / wrong plaintext", name,
-					 lname(lv), rc);
+				fail_msg("%s, %s: open returned %d / wrong plaintext", name,
+					 lname(lv, alg), rc);
 
 			memcpy(buf, ct, len);
 			rc = sotls_aead_open(&a, iv, aad, aad_len, buf, len, tag, buf);
 			if (rc != 0 || memcmp(buf, pt, len) != 0)
-				fail_msg("%s, level %s: in-place open returned %d / wrong "
-					 "plaintext", name, lname(lv), rc);
+				fail_msg("%s, %s: in-place open returned %d / wrong "
+					 "plaintext", name, lname(lv, alg), rc);
 			sotls_aead_clear(&a);
 		}
 	}
@@ -310,10 +336,10 @@ static uint8_t *place(uint8_t *buf, size_t off, const uint8_t *data, size_t len,
 }
 
 /*
- * One differential case at one level: fresh random key, nonce, AAD and
+ * One differential case on one implementation: fresh random key, nonce, AAD and
  * plaintext; OpenSSL's seal is the reference.
  */
-static void diff_case(enum sotls_cpu_level lv, enum sotls_aead_alg alg, size_t len,
+static void diff_case(size_t lv, enum sotls_aead_alg alg, size_t len,
 		      size_t aad_len, size_t in_off, size_t out_off)
 {
 	uint8_t key[32], nonce[12], ref_tag[16], tag_buf[16 + 4];
@@ -322,7 +348,7 @@ static void diff_case(enum sotls_cpu_level lv, enum sotls_aead_alg alg, size_t l
 	long d;
 	int rc;
 
-	snprintf(desc, sizeof(desc), "level %s %s len %zu aad %zu in+%zu out+%zu", lname(lv),
+	snprintf(desc, sizeof(desc), "%s %s len %zu aad %zu in+%zu out+%zu", lname(lv, alg),
 		 sotls_aead_alg_name(alg), len, aad_len, in_off, out_off);
 	assert_true(len <= MAX_LEN && aad_len <= MAX_AAD && in_off < 8 && out_off < 8);
 	rng_fill(key, sizeof(key));
@@ -398,10 +424,10 @@ static void diff_case(enum sotls_cpu_level lv, enum sotls_aead_alg alg, size_t l
 static void test_vs_openssl_lengths(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < n_levels; i++)
+	for (size_t i = 0; i < n_impls; i++)
 		for (size_t g = 0; g < N_ALGS; g++)
 			for (size_t len = 0; len <= 1100; len++)
-				diff_case(levels[i], ALGS[g], len, (len * 7 + g) % 41, len % 4,
+				diff_case(i, ALGS[g], len, (len * 7 + g) % 41, len % 4,
 					  (len / 4 + g) % 4);
 }
 
@@ -417,15 +443,15 @@ static void test_vs_openssl_aad(void **state)
 	static const size_t long_aad_lens[] = {0, 1, 50, 1024};
 
 	(void)state;
-	for (size_t i = 0; i < n_levels; i++) {
+	for (size_t i = 0; i < n_impls; i++) {
 		for (size_t aad = 0; aad <= 40; aad++)
 			for (size_t len = 0; len <= 300; len++)
-				diff_case(levels[i], ALGS[(aad + len) % N_ALGS], len, aad,
+				diff_case(i, ALGS[(aad + len) % N_ALGS], len, aad,
 					  (aad + len) % 4, (aad / 4 + len / 2) % 4);
 		for (size_t g = 0; g < N_ALGS; g++)
 			for (size_t x = 0; x < sizeof(long_aads) / sizeof(long_aads[0]); x++)
 				for (size_t l = 0; l < 4; l++)
-					diff_case(levels[i], ALGS[g], long_aad_lens[l], long_aads[x],
+					diff_case(i, ALGS[g], long_aad_lens[l], long_aads[x],
 						  (x + l) % 4, l);
 	}
 }
@@ -436,11 +462,11 @@ static void test_vs_openssl_large(void **state)
 	static const size_t lens[] = {2047, 2048, 2049, 4111, 16383, 16384, 16385, 16400, 65543};
 
 	(void)state;
-	for (size_t i = 0; i < n_levels; i++)
+	for (size_t i = 0; i < n_impls; i++)
 		for (size_t g = 0; g < N_ALGS; g++)
 			for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
 				for (size_t off = 1; off <= 3; off++)
-					diff_case(levels[i], ALGS[g], lens[l], 13, off, 4 - off);
+					diff_case(i, ALGS[g], lens[l], 13, off, 4 - off);
 	printf("test_gcm: %zu differential cases against OpenSSL so far\n", diff_cases);
 }
 
@@ -452,7 +478,7 @@ static void test_vs_openssl_large(void **state)
  * that reading or writing even one byte out of bounds crashes; fault_desc
  * names the case for the SIGSEGV handler.
  */
-static void page_edge_case(enum sotls_cpu_level lv, enum sotls_aead_alg alg, size_t len,
+static void page_edge_case(size_t lv, enum sotls_aead_alg alg, size_t len,
 			   size_t aad_len, struct fence *fin, struct fence *fout,
 			   struct fence *faad, struct fence *ftag)
 {
@@ -476,7 +502,7 @@ static void page_edge_case(enum sotls_cpu_level lv, enum sotls_aead_alg alg, siz
 			uint8_t *dst = in_place ? in : out;
 
 			snprintf(fault_desc, sizeof(fault_desc),
-				 "level %s %s len %zu aad %zu, buffers %s a page edge, %s", lname(lv),
+				 "%s %s len %zu aad %zu, buffers %s a page edge, %s", lname(lv, alg),
 				 sotls_aead_alg_name(alg), len, aad_len, edge,
 				 in_place ? "in place" : "out of place");
 			if (len > 0)
@@ -517,12 +543,12 @@ static void test_page_edges(void **state)
 	fence_init(&fout, 16385);
 	fence_init(&faad, 64);
 	fence_init(&ftag, 16);
-	for (size_t i = 0; i < n_levels; i++) {
+	for (size_t i = 0; i < n_impls; i++) {
 		for (size_t len = 0; len <= 300; len++)
-			page_edge_case(levels[i], ALGS[len % N_ALGS], len, (len * 3) % 41, &fin, &fout,
+			page_edge_case(i, ALGS[len % N_ALGS], len, (len * 3) % 41, &fin, &fout,
 				       &faad, &ftag);
 		for (size_t b = 0; b < sizeof(big) / sizeof(big[0]); b++)
-			page_edge_case(levels[i], ALGS[b % N_ALGS], big[b], 13, &fin, &fout, &faad,
+			page_edge_case(i, ALGS[b % N_ALGS], big[b], 13, &fin, &fout, &faad,
 				       &ftag);
 	}
 	fence_free(&fin);
@@ -586,7 +612,7 @@ static void expect_reject(struct flip_ctx *f, const char *what, const uint8_t no
 	f->rejected++;
 }
 
-static void flip_case(enum sotls_cpu_level lv, enum sotls_aead_alg alg, size_t len,
+static void flip_case(size_t lv, enum sotls_aead_alg alg, size_t len,
 		      struct flip_ctx *f)
 {
 	uint8_t key[32], nonce[12], aad[FLIP_AAD], pt[MAX_FLIP_LEN], ct[MAX_FLIP_LEN], tag[16];
@@ -602,7 +628,7 @@ static void flip_case(enum sotls_cpu_level lv, enum sotls_aead_alg alg, size_t l
 	init_or_fail(&a, alg, key, lv);
 	f->a = &a;
 	f->len = len;
-	snprintf(f->desc, sizeof(f->desc), "level %s %s len %zu aad %d", lname(lv),
+	snprintf(f->desc, sizeof(f->desc), "%s %s len %zu aad %d", lname(lv, alg),
 		 sotls_aead_alg_name(alg), len, FLIP_AAD);
 
 	assert_int_equal(sotls_aead_seal(&a, nonce, aad, FLIP_AAD, pt, len, ct, tag), 0);
@@ -652,10 +678,10 @@ static void test_forgeries_rejected(void **state)
 	struct flip_ctx f = {0};
 
 	(void)state;
-	for (size_t i = 0; i < n_levels; i++) {
+	for (size_t i = 0; i < n_impls; i++) {
 		for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
 			for (size_t g = 0; g < N_ALGS; g++)
-				flip_case(levels[i], ALGS[g], lens[l], &f);
+				flip_case(i, ALGS[g], lens[l], &f);
 	}
 	printf("test_gcm: %zu forgeries rejected (x2: out of place and in place)\n", f.rejected);
 }
@@ -684,16 +710,15 @@ static void test_init_errors(void **state)
 	assert_null(sotls_aead_alg_name((enum sotls_aead_alg)0));
 	assert_null(sotls_aead_alg_name((enum sotls_aead_alg)5));
 
-	assert_int_equal(sotls_aead_init_level(NULL, A128, key, 16, SOTLS_CPU_GENERIC), INVAL);
-	assert_int_equal(sotls_aead_init_level(&a, A128, NULL, 16, SOTLS_CPU_GENERIC), INVAL);
+	assert_int_equal(sotls_aead_init_features(NULL, A128, key, 16, 0), INVAL);
+	assert_int_equal(sotls_aead_init_features(&a, A128, NULL, 16, 0), INVAL);
 	static const size_t bad128[] = {0, 15, 17, 24, 32}, bad256[] = {0, 16, 24, 31, 33, 64};
 	for (size_t g = 0; g < N_ALGS; g++) {
 		const size_t *bad = sotls_aead_key_len(ALGS[g]) == 16 ? bad128 : bad256;
 		const size_t n_bad = sotls_aead_key_len(ALGS[g]) == 16 ? 5 : 6;
 
 		for (size_t i = 0; i < n_bad; i++)
-			if (sotls_aead_init_level(&a, ALGS[g], key, bad[i], SOTLS_CPU_GENERIC) !=
-			    INVAL)
+			if (sotls_aead_init_features(&a, ALGS[g], key, bad[i], 0) != INVAL)
 				fail_msg("%s accepted a %zu-byte key", sotls_aead_alg_name(ALGS[g]),
 					 bad[i]);
 		/* ARIA-192 and AES-192 exist as ciphers but not as our AEADs. */
@@ -701,42 +726,28 @@ static void test_init_errors(void **state)
 	}
 	assert_int_equal(sotls_aead_init(&a, (enum sotls_aead_alg)0, key, 16), INVAL);
 	assert_int_equal(sotls_aead_init(&a, (enum sotls_aead_alg)5, key, 16), INVAL);
-	assert_int_equal(sotls_aead_init_level(&a, A128, key, 16, SOTLS_CPU_LEVELS), INVAL);
-	assert_int_equal(sotls_aead_init_level(&a, A128, key, 16, (enum sotls_cpu_level)-1),
-			 INVAL);
-	assert_int_equal(sotls_aead_init_level(&a, A128, key, 16, (enum sotls_cpu_level)99),
-			 INVAL);
+	/* Not a feature at all. */
+	assert_int_equal(sotls_aead_init_features(&a, A128, key, 16, ~SOTLS_CPU_ALL), INVAL);
 
-	/* A level the CPU lacks is refused, not silently downgraded. */
-	size_t unsupported = 0;
-	for (int l = 0; l < (int)(SOTLS_CPU_LEVELS * N_ALGS); l++) {
-		const enum sotls_cpu_level lv = (enum sotls_cpu_level)(l % SOTLS_CPU_LEVELS);
-		const enum sotls_aead_alg alg = ALGS[l / SOTLS_CPU_LEVELS];
-		const int rc = sotls_aead_init_level(&a, alg, key, sotls_aead_key_len(alg), lv);
+	/* A feature the CPU lacks is refused, not silently dropped (test_cpu
+	 * tries them one by one); the variants name what they pick. */
+	for (size_t l = 0; l < n_impls * N_ALGS; l++) {
+		const size_t lv = l / N_ALGS;
+		const enum sotls_aead_alg alg = ALGS[l % N_ALGS];
 
-		if (sotls_cpu_supports(lv)) {
-			if (rc != 0)
-				fail_msg("level %s is supported but init_level (%s) returned %d",
-					 lname(lv), sotls_aead_alg_name(alg), rc);
-			/* The name says which implementation runs. */
-			char want[32];
-			snprintf(want, sizeof(want), "sotls-%s", lname(lv));
-			assert_string_equal(sotls_aead_impl_name(&a), want);
-		} else {
-			unsupported++;
-			if (rc != SOTLS_ERR_UNSUPPORTED)
-				fail_msg("level %s is not supported but init_level returned %d",
-					 lname(lv), rc);
-		}
+		init_or_fail(&a, alg, key, lv);
+		assert_string_equal(sotls_aead_impl_name(&a), lname(lv, alg));
+		assert_int_equal(sotls_aead_impl_needs(&a) & ~vset(lv, alg), 0);
 	}
-	if (unsupported == 0)
-		printf("test_gcm: every level is supported here, so SOTLS_ERR_UNSUPPORTED "
-		       "could not be exercised\n");
+	if (sotls_cpu_detected() != SOTLS_CPU_ALL)
+		assert_int_equal(sotls_aead_init_features(&a, A128, key, 16, SOTLS_CPU_ALL),
+				 SOTLS_ERR_UNSUPPORTED);
 
-	/* sotls_aead_init uses the process level. */
-	char want[32];
-	snprintf(want, sizeof(want), "sotls-%s", lname(sotls_cpu_level()));
+	/* sotls_aead_init uses the process's features. */
 	for (size_t g = 0; g < N_ALGS; g++) {
+		char want[64];
+
+		sotls_aead_describe(ALGS[g], sotls_cpu_features(), want, sizeof(want));
 		assert_int_equal(sotls_aead_init(&a, ALGS[g], key, sotls_aead_key_len(ALGS[g])), 0);
 		assert_string_equal(sotls_aead_impl_name(&a), want);
 	}
@@ -754,8 +765,8 @@ static void test_seal_open_errors(void **state)
 	rng_fill(nonce, sizeof(nonce));
 	rng_fill(aad, sizeof(aad));
 	rng_fill(pt, sizeof(pt));
-	for (size_t i = 0; i < n_levels * N_ALGS; i++) {
-		const enum sotls_cpu_level lv = levels[i / N_ALGS];
+	for (size_t i = 0; i < n_impls * N_ALGS; i++) {
+		const size_t lv = i / N_ALGS;
 		const enum sotls_aead_alg alg = ALGS[i % N_ALGS];
 
 		init_or_fail(&a, alg, key, lv);
@@ -786,16 +797,16 @@ static void test_seal_open_errors(void **state)
 		assert_int_equal(sotls_aead_open(&a, nonce, aad, 13, buf, 64, NULL, buf), INVAL);
 		if (memcmp(buf, pt, 64) == 0 || (first_nonzero(buf, 64) >= 0 &&
 						 memcmp(buf, ct, 64) != 0))
-			fail_msg("level %s: open without a tag left neither the ciphertext nor "
-				 "zeros in the buffer", lname(lv));
+			fail_msg("%s: open without a tag left neither the ciphertext nor "
+				 "zeros in the buffer", lname(lv, alg));
 
 		/* NULL with zero length is fine, and means the empty string. */
 		uint8_t empty_tag[16];
 		assert_int_equal(sotls_aead_seal(&a, nonce, NULL, 0, NULL, 0, NULL, tag), 0);
 		ossl_seal(alg, key, nonce, NULL, 0, NULL, 0, buf, ref_tag);
 		if (memcmp(tag, ref_tag, 16) != 0)
-			fail_msg("level %s: tag of the empty message differs from OpenSSL's",
-				 lname(lv));
+			fail_msg("%s: tag of the empty message differs from OpenSSL's",
+				 lname(lv, alg));
 		assert_int_equal(sotls_aead_open(&a, nonce, NULL, 0, NULL, 0, tag, NULL), 0);
 		memcpy(empty_tag, tag, 16);
 		empty_tag[0] ^= 1;
@@ -806,8 +817,8 @@ static void test_seal_open_errors(void **state)
 		sotls_aead_clear(&a);
 		if (first_nonzero((const uint8_t *)&a.cipher, sizeof(a.cipher)) >= 0 ||
 		    first_nonzero((const uint8_t *)&a.ghash, sizeof(a.ghash)) >= 0)
-			fail_msg("level %s: sotls_aead_clear left key material behind",
-				 lname(lv));
+			fail_msg("%s: sotls_aead_clear left key material behind",
+				 lname(lv, alg));
 		assert_null(sotls_aead_impl_name(&a));
 		assert_int_equal(sotls_aead_seal(&a, nonce, aad, 13, pt, 64, buf, tag), INVAL);
 		assert_int_equal(sotls_aead_open(&a, nonce, aad, 13, ct, 64, tag, buf), INVAL);
@@ -817,15 +828,15 @@ static void test_seal_open_errors(void **state)
 
 /* -------------------------------------- (e) implementations agree (random) */
 
-static void test_levels_agree(void **state)
+static void test_impls_agree(void **state)
 {
 	static uint8_t ref[20000 + 16], out[20000 + 16], io[20000 + 16], pt[20000];
 	static uint8_t aad[600];
 	const int iterations = 1000;
 
 	(void)state;
-	if (n_levels < 2)
-		printf("test_gcm: only one level here; comparing it with itself\n");
+	if (n_impls < 2)
+		printf("test_gcm: only one implementation here; comparing it with itself\n");
 	for (int it = 0; it < iterations; it++) {
 		const enum sotls_aead_alg alg = ALGS[rng_below(N_ALGS)];
 		/* Mostly record-sized, sometimes up to 20000 bytes. */
@@ -838,13 +849,14 @@ static void test_levels_agree(void **state)
 		rng_fill(nonce, sizeof(nonce));
 		rng_fill(aad, aad_len);
 		rng_fill(pt, len);
-		/* The reference is the portable level. */
-		init_or_fail(&a, alg, key, SOTLS_CPU_GENERIC);
+		/* The reference is the portable implementation. */
+		assert_int_equal(sotls_aead_init_features(&a, alg, key, sotls_aead_key_len(alg), 0),
+				 0);
 		assert_int_equal(sotls_aead_seal(&a, nonce, aad, aad_len, pt, len, ref, ref_tag), 0);
 		sotls_aead_clear(&a);
 
-		for (size_t i = 0; i < n_levels; i++) {
-			const enum sotls_cpu_level lv = levels[i];
+		for (size_t i = 0; i < n_impls; i++) {
+			const size_t lv = i;
 			const size_t off = rng_below(4);
 			long d;
 
@@ -853,19 +865,19 @@ static void test_levels_agree(void **state)
 				sotls_aead_seal(&a, nonce, aad, aad_len, pt, len, out + off, tag), 0);
 			if ((d = first_diff(out + off, ref, len)) >= 0 ||
 			    memcmp(tag, ref_tag, 16) != 0)
-				fail_msg("iteration %d: level %s and generic disagree (%s len %zu "
+				fail_msg("iteration %d: %s and generic disagree (%s len %zu "
 					 "aad %zu out+%zu): %s",
-					 it, lname(lv), sotls_aead_alg_name(alg), len, aad_len, off,
+					 it, lname(lv, alg), sotls_aead_alg_name(alg), len, aad_len, off,
 					 d >= 0 ? "ciphertext" : "tag");
-			/* Each level opens the generic level's record in place. */
+			/* Each implementation opens the portable one's record in place. */
 			if (len > 0)
 				memcpy(io + off, ref, len);
 			int rc = sotls_aead_open(&a, nonce, aad, aad_len, io + off, len, ref_tag,
 						 io + off);
 			if (rc != 0 || (len > 0 && memcmp(io + off, pt, len) != 0))
-				fail_msg("iteration %d: level %s cannot open generic's record "
+				fail_msg("iteration %d: %s cannot open generic's record "
 					 "(%s len %zu aad %zu): rc %d",
-					 it, lname(lv), sotls_aead_alg_name(alg), len, aad_len, rc);
+					 it, lname(lv, alg), sotls_aead_alg_name(alg), len, aad_len, rc);
 			sotls_aead_clear(&a);
 		}
 	}
@@ -873,20 +885,19 @@ static void test_levels_agree(void **state)
 
 int main(void)
 {
-	char run[64] = "", skipped[64] = "";
-
 	rng_seed_from_env("test_gcm", 0x5eed06c3a5eedull);
-	for (int l = 0; l < SOTLS_CPU_LEVELS; l++) {
-		const enum sotls_cpu_level lv = (enum sotls_cpu_level)l;
-		char *dst = sotls_cpu_supports(lv) ? run : skipped;
+	for (int f = 0; f < 2; f++) {
+		const enum sotls_aead_alg alg = f ? SOTLS_AEAD_AES_128_GCM : SOTLS_AEAD_ARIA_128_GCM;
 
-		if (sotls_cpu_supports(lv))
-			levels[n_levels++] = lv;
-		strncat(dst, " ", sizeof(run) - strlen(dst) - 1);
-		strncat(dst, lname(lv), sizeof(run) - strlen(dst) - 1);
+		n_variants[f] = sotls_aead_variants(alg, sotls_cpu_detected(), variants[f],
+						    MAX_VARIANTS);
+		if (n_variants[f] > n_impls)
+			n_impls = n_variants[f];
+		printf("test_gcm: %s runs on", f ? "AES-GCM" : "ARIA-GCM");
+		for (size_t v = 0; v < n_variants[f]; v++)
+			printf(" %s", lname(v, alg));
+		printf("\n");
 	}
-	printf("test_gcm: levels run:%s; skipped (CPU lacks them):%s\n", run,
-	       skipped[0] ? skipped : " none");
 
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_answers),
@@ -897,7 +908,7 @@ int main(void)
 		cmocka_unit_test(test_forgeries_rejected),
 		cmocka_unit_test(test_init_errors),
 		cmocka_unit_test(test_seal_open_errors),
-		cmocka_unit_test(test_levels_agree),
+		cmocka_unit_test(test_impls_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

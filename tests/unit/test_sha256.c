@@ -21,8 +21,8 @@
 #include "crypto_testutil.h"
 #include "sha256.h"
 
-static sotls_sha256_blocks_fn *impls[2];
-static const char *names[2];
+static sotls_sha256_blocks_fn *impls[SOTLS_SHA256_N_IMPLS];
+static const char *names[SOTLS_SHA256_N_IMPLS];
 static size_t n_impls;
 
 static void digest(sotls_sha256_blocks_fn *fn, const uint8_t *m, size_t len, uint8_t out[32])
@@ -124,14 +124,17 @@ static void test_mbedtls_on_ours(void **state)
 int main(void)
 {
 	rng_seed_from_env("test_sha256", 0x5ba256ull);
-	impls[n_impls] = sotls_sha256_blocks_generic;
-	names[n_impls++] = "generic";
-	if (sotls_cpu_has_sha_ni()) {
-		impls[n_impls] = sotls_sha256_blocks_shani;
-		names[n_impls++] = "sha-ni";
+	/* Every compression this process's features (SOTLS_CPU included) run. */
+	for (size_t i = 0; i < SOTLS_SHA256_N_IMPLS; i++) {
+		const struct sotls_sha256_impl *e = &SOTLS_SHA256_IMPLS[i];
+
+		if ((e->impl.needs & ~sotls_cpu_features()) != 0)
+			continue;
+		impls[n_impls] = e->blocks;
+		names[n_impls++] = e->impl.name;
+		printf("test_sha256: runs %s%s\n", e->impl.name,
+		       sotls_sha256_blocks() == e->blocks ? " (the default)" : "");
 	}
-	printf("test_sha256: %s; default %s\n", n_impls > 1 ? "generic, sha-ni" : "generic",
-	       sotls_sha256_blocks() == sotls_sha256_blocks_shani ? "sha-ni" : "generic");
 
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_known_answers),

@@ -112,9 +112,8 @@ static void make_aad(uint8_t aad[13], uint64_t seq, uint8_t type, size_t plen)
 /* One cipher + AEAD implementation under test. */
 struct suite {
 	enum sotls_aead_alg alg;
-	enum sotls_cpu_level level;
+	uint32_t features; /* the CPU features that pick the implementation */
 	const char *name;  /* "ARIA-128-GCM" */
-	const char *level_name;
 	uint8_t key[32];
 	size_t key_len;
 	uint8_t salt[4];
@@ -225,7 +224,7 @@ static void test_tx(struct suite *s, uint64_t seq0)
 	vm_tcp_pair(&a, &b);
 	keys_of(s, seq0, &k);
 	int rc = sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r);
-	check(rc == SOTLS_OK, "%s/%s TX install at seq %llu: %s (errno %d)", s->name, s->level_name,
+	check(rc == SOTLS_OK, "%s/%s TX install at seq %llu: %s (errno %d)", s->name, sotls_aead_impl_name(&s->aead),
 	      (unsigned long long)seq0, r.text, r.err);
 	if (rc != SOTLS_OK)
 		goto out;
@@ -236,7 +235,7 @@ static void test_tx(struct suite *s, uint64_t seq0)
 		int ok = 1;
 		fill_pattern(sent, n, (unsigned)(i + 1));
 		if (write_full(a, sent, n) != 0) {
-			check(0, "%s/%s TX send %zu bytes: %s", s->name, s->level_name, n,
+			check(0, "%s/%s TX send %zu bytes: %s", s->name, sotls_aead_impl_name(&s->aead), n,
 			      strerror(errno));
 			goto out;
 		}
@@ -261,7 +260,7 @@ static void test_tx(struct suite *s, uint64_t seq0)
 			records++;
 		}
 		check(ok, "%s/%s TX %zu bytes -> %zu kernel record(s) opened by sotls", s->name,
-		      s->level_name, n, records);
+		      sotls_aead_impl_name(&s->aead), n, records);
 		if (!ok)
 			goto out;
 	}
@@ -272,20 +271,20 @@ static void test_tx(struct suite *s, uint64_t seq0)
 	long plen = rc == SOTLS_OK ? open_raw_record(s, b, seq, &type, got) : -1;
 	check(rc == SOTLS_OK && plen == 2 && type == SOTLS_CT_ALERT && got[0] == 1 && got[1] == 0,
 	      "%s/%s TX alert record via TLS_SET_RECORD_TYPE (rc %d, type %u, len %ld)", s->name,
-	      s->level_name, rc, type, plen);
+	      sotls_aead_impl_name(&s->aead), rc, type, plen);
 	seq++;
 	static const uint8_t hs[4] = {0 /* hello_request */, 0, 0, 0};
 	ssize_t sn = sotls_ktls_send_record(a, SOTLS_CT_HANDSHAKE, hs, sizeof(hs));
 	plen = sn == (ssize_t)sizeof(hs) ? open_raw_record(s, b, seq, &type, got) : -1;
 	check(sn == 4 && plen == 4 && type == SOTLS_CT_HANDSHAKE && memcmp(got, hs, 4) == 0,
 	      "%s/%s TX handshake record via TLS_SET_RECORD_TYPE (sent %zd, type %u, len %ld)",
-	      s->name, s->level_name, sn, type, plen);
+	      s->name, sotls_aead_impl_name(&s->aead), sn, type, plen);
 	seq++;
 	/* And application data after them, sequence still in step. */
 	fill_pattern(sent, 77, 99);
 	plen = write_full(a, sent, 77) == 0 ? open_raw_record(s, b, seq, &type, got) : -1;
 	check(plen == 77 && type == SOTLS_CT_APPLICATION_DATA && memcmp(got, sent, 77) == 0,
-	      "%s/%s TX data after control records", s->name, s->level_name);
+	      "%s/%s TX data after control records", s->name, sotls_aead_impl_name(&s->aead));
 out:
 	close(a);
 	close(b);
@@ -301,7 +300,7 @@ static void test_rx(struct suite *s, uint64_t seq0)
 	vm_tcp_pair(&a, &b);
 	keys_of(s, seq0, &k);
 	int rc = sotls_ktls_install(b, SOTLS_KTLS_RX, &k, &r);
-	check(rc == SOTLS_OK, "%s/%s RX install at seq %llu: %s (errno %d)", s->name, s->level_name,
+	check(rc == SOTLS_OK, "%s/%s RX install at seq %llu: %s (errno %d)", s->name, sotls_aead_impl_name(&s->aead),
 	      (unsigned long long)seq0, r.text, r.err);
 	if (rc != SOTLS_OK)
 		goto out;
@@ -313,7 +312,7 @@ static void test_rx(struct suite *s, uint64_t seq0)
 		fill_pattern(plain, n, (unsigned)(100 + i));
 		size_t rl = seal_record(s, seq++, SOTLS_CT_APPLICATION_DATA, plain, n, rec);
 		if (write_full(a, rec, rl) != 0) {
-			check(0, "%s/%s RX write record: %s", s->name, s->level_name, strerror(errno));
+			check(0, "%s/%s RX write record: %s", s->name, sotls_aead_impl_name(&s->aead), strerror(errno));
 			goto out;
 		}
 		if (n == 0)
@@ -333,7 +332,7 @@ static void test_rx(struct suite *s, uint64_t seq0)
 			off += (size_t)got_n;
 		}
 		check(ok, "%s/%s RX sotls-sealed record of %zu bytes read as plaintext", s->name,
-		      s->level_name, n);
+		      sotls_aead_impl_name(&s->aead), n);
 		if (!ok)
 			goto out;
 	}
@@ -345,14 +344,14 @@ static void test_rx(struct suite *s, uint64_t seq0)
 	ssize_t n = write_full(a, rec, rl) == 0 ? sotls_ktls_recv(b, got, sizeof(got), 0, &type) : -1;
 	check(n == 2 && type == SOTLS_CT_ALERT && got[0] == 2 && got[1] == 40,
 	      "%s/%s RX alert record reported via TLS_GET_RECORD_TYPE (n %zd, type %u)", s->name,
-	      s->level_name, n, type);
+	      sotls_aead_impl_name(&s->aead), n, type);
 
 	/* Data after the alert: types never mix in one recvmsg. */
 	fill_pattern(plain, 300, 7);
 	rl = seal_record(s, seq++, SOTLS_CT_APPLICATION_DATA, plain, 300, rec);
 	n = write_full(a, rec, rl) == 0 ? sotls_ktls_recv(b, got, sizeof(got), 0, &type) : -1;
 	check(n == 300 && type == SOTLS_CT_APPLICATION_DATA && memcmp(got, plain, 300) == 0,
-	      "%s/%s RX data after the alert (n %zd, type %u)", s->name, s->level_name, n, type);
+	      "%s/%s RX data after the alert (n %zd, type %u)", s->name, sotls_aead_impl_name(&s->aead), n, type);
 
 	/* A forged tag: EBADMSG -> SOTLS_ERR_BAD_RECORD_MAC, and no plaintext. */
 	rl = seal_record(s, seq++, SOTLS_CT_APPLICATION_DATA, plain, 300, rec);
@@ -360,7 +359,7 @@ static void test_rx(struct suite *s, uint64_t seq0)
 	memset(got, 0, sizeof(got));
 	n = write_full(a, rec, rl) == 0 ? sotls_ktls_recv(b, got, sizeof(got), 0, &type) : -1;
 	check(n == SOTLS_ERR_BAD_RECORD_MAC, "%s/%s RX forged tag -> %zd (%s)", s->name,
-	      s->level_name, n, n < 0 ? err_name((int)n) : "data!");
+	      sotls_aead_impl_name(&s->aead), n, n < 0 ? err_name((int)n) : "data!");
 out:
 	close(a);
 	close(b);
@@ -477,13 +476,12 @@ out:
 	close(b);
 }
 
-static void init_suite(struct suite *s, enum sotls_aead_alg alg, enum sotls_cpu_level level)
+static void init_suite(struct suite *s, enum sotls_aead_alg alg, uint32_t features)
 {
 	memset(s, 0, sizeof(*s));
 	s->alg = alg;
-	s->level = level;
+	s->features = features;
 	s->name = sotls_aead_alg_name(alg);
-	s->level_name = sotls_cpu_level_name(level);
 	s->key_len = sotls_aead_key_len(alg);
 	for (size_t i = 0; i < s->key_len; i++)
 		s->key[i] = (uint8_t)(0xa0 + i * 7 + (alg == SOTLS_AEAD_ARIA_256_GCM ? 3 : 0));
@@ -491,8 +489,8 @@ static void init_suite(struct suite *s, enum sotls_aead_alg alg, enum sotls_cpu_
 	s->salt[1] = 0xfe;
 	s->salt[2] = 0xba;
 	s->salt[3] = (uint8_t)(0xbe ^ alg);
-	if (sotls_aead_init_level(&s->aead, alg, s->key, s->key_len, level) != 0) {
-		printf("sotls_aead_init_level(%s, %s) failed\n", s->name, s->level_name);
+	if (sotls_aead_init_features(&s->aead, alg, s->key, s->key_len, features) != 0) {
+		printf("sotls_aead_init_features(%s, 0x%x) failed\n", s->name, features);
 		exit(2);
 	}
 }
@@ -510,18 +508,18 @@ static void run_kernel_mode(void)
 		      r.text, r.err);
 	}
 	for (size_t i = 0; i < 2; i++) {
-		for (int lv = 0; lv < SOTLS_CPU_LEVELS; lv++) {
+		/* Every implementation this CPU runs, the portable one last. */
+		uint32_t sets[16];
+		const size_t n = sotls_aead_variants(algs[i], sotls_cpu_detected(), sets, 16);
+		for (size_t v = 0; v < n; v++) {
 			struct suite s;
-			if (!sotls_cpu_supports((enum sotls_cpu_level)lv))
-				continue;
-			init_suite(&s, algs[i], (enum sotls_cpu_level)lv);
-			printf("== %s with sotls-%s (%s)\n", s.name, s.level_name,
-			       sotls_aead_impl_name(&s.aead));
+			init_suite(&s, algs[i], sets[v]);
+			printf("== %s with %s\n", s.name, sotls_aead_impl_name(&s.aead));
 			test_tx(&s, 0);
 			test_tx(&s, 0x0123456789abcdefull);
 			test_rx(&s, 0);
 			test_rx(&s, 0xfedcba9876543210ull);
-			if (lv == 0) {
+			if (v + 1 == n) {
 				test_rx_overflow(&s);
 				test_kernel_to_kernel(&s);
 				test_both_directions(&s);
@@ -540,7 +538,7 @@ static void run_fallback_mode(void)
 	check(rc == SOTLS_OK && r.reason == SOTLS_KTLS_OK, "ULP loads: %s", r.text);
 	for (size_t i = 0; i < 2; i++) {
 		struct suite s;
-		init_suite(&s, algs[i], SOTLS_CPU_GENERIC);
+		init_suite(&s, algs[i], 0);
 		for (int d = SOTLS_KTLS_TX; d <= SOTLS_KTLS_RX; d++) {
 			struct sotls_ktls_keys k;
 			int a, b;
@@ -579,8 +577,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s --expect kernel|fallback\n", argv[0]);
 		return 2;
 	}
-	printf("ktls_aria_selftest: expect %s, CPU level %s\n", expect,
-	       sotls_cpu_level_name(sotls_cpu_level()));
+	char features[256];
+	printf("ktls_aria_selftest: expect %s, CPU features %s\n", expect,
+	       sotls_cpu_describe(sotls_cpu_features(), features, sizeof(features)));
 	if (strcmp(expect, "kernel") == 0)
 		run_kernel_mode();
 	else
