@@ -58,7 +58,7 @@ int sotls_aead_init(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t
 		    size_t key_len);
 /*
  * The same with the implementations the feature set `features` picks;
- * SOTLS_ERR_UNSUPPORTED if it has a feature this CPU lacks.
+ * SOTLS_CRYPTO_UNSUPPORTED if it has a feature this CPU lacks.
  */
 int sotls_aead_init_features(struct sotls_aead *a, enum sotls_aead_alg alg, const uint8_t *key,
 			     size_t key_len, uint32_t features);
@@ -78,7 +78,7 @@ uint32_t sotls_aead_impl_needs(const struct sotls_aead *a);
 
 /*
  * out = ENC(in), tag = TAG(aad, out). in == out is allowed, other overlap is
- * not. Returns 0 or SOTLS_ERR_INVALID_ARGUMENT.
+ * not. Returns 0 or SOTLS_CRYPTO_BAD_ARG.
  */
 int sotls_aead_seal(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_NONCE_LEN],
 		    const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t len,
@@ -86,8 +86,8 @@ int sotls_aead_seal(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_N
 
 /*
  * Checks tag over (aad, in) in constant time and writes out = DEC(in).
- * Returns 0, SOTLS_ERR_INVALID_ARGUMENT (nothing decrypted, out untouched), or
- * SOTLS_ERR_BAD_RECORD_MAC: then all len bytes of out are zero (with in == out
+ * Returns 0, SOTLS_CRYPTO_BAD_ARG (nothing decrypted, out untouched), or
+ * SOTLS_CRYPTO_BAD_TAG: then all len bytes of out are zero (with in == out
  * the ciphertext is gone too), so no unauthenticated plaintext is left behind.
  */
 int sotls_aead_open(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_NONCE_LEN],

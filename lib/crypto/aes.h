@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crypto_err.h"
+
 #define SOTLS_AES_BLOCK 16
 #define SOTLS_AES_MAX_ROUNDS 14
 
@@ -24,7 +26,7 @@ struct sotls_aes_key {
 	unsigned rounds; /* 10, 12 or 14 */
 };
 
-/* key_len is 16, 24 or 32. Returns 0, or SOTLS_ERR_INVALID_ARGUMENT. */
+/* key_len is 16, 24 or 32. Returns 0, or SOTLS_CRYPTO_BAD_ARG. */
 int sotls_aes_set_key(struct sotls_aes_key *k, const uint8_t *key, size_t key_len);
 
 /*

@@ -7,7 +7,7 @@
 
 #include "aes.h"
 #include "aes_internal.h"
-#include "sotls.h"
+#include "crypto_err.h"
 #include "util.h"
 
 /* S-box applied to each byte of a 32-bit word (constant time). */
@@ -36,7 +36,7 @@ int sotls_aes_set_key(struct sotls_aes_key *k, const uint8_t *key, size_t key_le
 	uint8_t four[64];
 
 	if (k == NULL || key == NULL || (key_len != 16 && key_len != 24 && key_len != 32))
-		return SOTLS_ERR_INVALID_ARGUMENT;
+		return SOTLS_CRYPTO_BAD_ARG;
 
 	sotls_wipe(k, sizeof(*k));
 	const unsigned nk = (unsigned)key_len / 4;

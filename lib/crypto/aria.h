@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crypto_err.h"
+
 #define SOTLS_ARIA_BLOCK 16
 #define SOTLS_ARIA_MAX_ROUNDS 16
 
@@ -21,7 +23,7 @@ struct sotls_aria_key {
 	unsigned rounds; /* 12, 14 or 16 */
 };
 
-/* key_len is 16, 24 or 32. Returns 0, or SOTLS_ERR_INVALID_ARGUMENT. */
+/* key_len is 16, 24 or 32. Returns 0, or SOTLS_CRYPTO_BAD_ARG. */
 int sotls_aria_set_key(struct sotls_aria_key *k, const uint8_t *key, size_t key_len);
 
 /* One block, portable code. */

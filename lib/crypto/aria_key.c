@@ -3,7 +3,7 @@
 
 #include "aria.h"
 #include "aria_internal.h"
-#include "sotls.h"
+#include "crypto_err.h"
 #include "util.h"
 
 /* The first 384 bits of the fractional part of 1/pi, as C1, C2, C3. */
@@ -68,7 +68,7 @@ int sotls_aria_set_key(struct sotls_aria_key *k, const uint8_t *key, size_t key_
 	uint32_t w[4][4], rot[4];
 
 	if (k == NULL || key == NULL || (key_len != 16 && key_len != 24 && key_len != 32))
-		return SOTLS_ERR_INVALID_ARGUMENT;
+		return SOTLS_CRYPTO_BAD_ARG;
 
 	/* Unused slots are zeroed so no stale key material is left behind. */
 	sotls_wipe(k, sizeof(*k));

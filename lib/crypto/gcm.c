@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "gcm.h"
-#include "sotls.h"
+#include "crypto_err.h"
 #include "util.h"
 
 #define BLOCK 16
@@ -159,9 +159,9 @@ int sotls_aead_init_features(struct sotls_aead *a, enum sotls_aead_alg alg, cons
 
 	if (a == NULL || key == NULL || key_len == 0 || key_len != sotls_aead_key_len(alg) ||
 	    (features & ~SOTLS_CPU_ALL) != 0)
-		return SOTLS_ERR_INVALID_ARGUMENT;
+		return SOTLS_CRYPTO_BAD_ARG;
 	if ((features & ~sotls_cpu_detected()) != 0)
-		return SOTLS_ERR_UNSUPPORTED;
+		return SOTLS_CRYPTO_UNSUPPORTED;
 
 	const enum family fam = family(alg);
 	const struct choice c = choose(fam, features);
@@ -319,7 +319,7 @@ static int gcm(const struct sotls_aead *a, enum direction dir, const uint8_t *no
 	if (a == NULL || a->ctr == NULL || nonce == NULL || (aad == NULL && aad_len != 0) ||
 	    ((in == NULL || out == NULL) && len != 0) || (uint64_t)len > SOTLS_AEAD_MAX_LEN ||
 	    aad_len > SIZE_MAX / 8)
-		return SOTLS_ERR_INVALID_ARGUMENT;
+		return SOTLS_CRYPTO_BAD_ARG;
 
 	memcpy(ctr, nonce, SOTLS_AEAD_NONCE_LEN);
 	sotls_store_be32(ctr + SOTLS_AEAD_NONCE_LEN, 1);
@@ -371,7 +371,7 @@ int sotls_aead_seal(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_N
 		    uint8_t *out, uint8_t tag[SOTLS_AEAD_TAG_LEN])
 {
 	if (tag == NULL)
-		return SOTLS_ERR_INVALID_ARGUMENT;
+		return SOTLS_CRYPTO_BAD_ARG;
 	return gcm(a, SEAL, nonce, aad, aad_len, in, len, out, tag);
 }
 
@@ -382,11 +382,11 @@ int sotls_aead_open(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_N
 	uint8_t computed[SOTLS_AEAD_TAG_LEN];
 
 	if (tag == NULL)
-		return SOTLS_ERR_INVALID_ARGUMENT;
+		return SOTLS_CRYPTO_BAD_ARG;
 	int rc = gcm(a, OPEN, nonce, aad, aad_len, in, len, out, computed);
 	if (rc == 0 && sotls_ct_memcmp(computed, tag, sizeof(computed)) != 0) {
 		sotls_wipe(out, len);
-		rc = SOTLS_ERR_BAD_RECORD_MAC;
+		rc = SOTLS_CRYPTO_BAD_TAG;
 	}
 	sotls_wipe(computed, sizeof(computed));
 	return rc;

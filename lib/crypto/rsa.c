@@ -22,7 +22,7 @@
 #include "cpu.h"
 #include "ct_valgrind.h"
 #include "rsa_mont.h"
-#include "sotls.h"
+#include "crypto_err.h"
 #include "util.h"
 
 #define N_MAX SOTLS_RSA_MAX_LIMBS
@@ -231,7 +231,7 @@ static void crt(const struct sotls_rsa_key *k, uint64_t *out, const uint64_t *x,
 static int random_limbs(uint64_t *r, size_t n)
 {
 	if (sotls_getrandom(r, n * sizeof(uint64_t)) != 0)
-		return SOTLS_ERR_SYSCALL;
+		return SOTLS_CRYPTO_NO_RANDOM;
 	SOTLS_CT_SECRET(r, n * sizeof(uint64_t));
 	return 0;
 }
@@ -306,7 +306,7 @@ static int e_check_half(const struct sotls_rsa_key *k, const uint64_t *s, const 
 int sotls_rsa_private(struct sotls_rsa_key *k, const uint8_t *in, size_t len, uint8_t *out)
 {
 	if (k == NULL || in == NULL || out == NULL || len != k->bytes)
-		return SOTLS_ERR_INVALID_ARGUMENT;
+		return SOTLS_CRYPTO_BAD_ARG;
 	const size_t n = k->n.n;
 	uint64_t c[N_MAX], vi[N_MAX], vf[N_MAX], x[N_MAX], s[N_MAX];
 	const struct sotls_rsa_be b = {in, len};
@@ -315,7 +315,7 @@ int sotls_rsa_private(struct sotls_rsa_key *k, const uint8_t *in, size_t len, ui
 	/* RFC 8017 §5.2.1 step 1: "If the message representative m is not
 	 * between 0 and n - 1, output 'message representative out of range'". */
 	if (sotls_limbs_lt_mask(c, k->n.m, n) == 0)
-		return SOTLS_ERR_INVALID_ARGUMENT;
+		return SOTLS_CRYPTO_BAD_ARG;
 	int rc = take_blinding(k, vi, vf);
 	if (rc != 0)
 		return rc;
@@ -328,7 +328,7 @@ int sotls_rsa_private(struct sotls_rsa_key *k, const uint8_t *in, size_t len, ui
 	SOTLS_CT_PUBLIC(&bad, sizeof(bad));
 	if (bad) {
 		memset(out, 0, len);
-		rc = SOTLS_ERR_PRIVATE_KEY_CHECK;
+		rc = SOTLS_CRYPTO_FAULT;
 	} else {
 		SOTLS_CT_PUBLIC(s, n * sizeof(uint64_t));
 		limbs_to_be(out, len, s);
@@ -362,8 +362,8 @@ void sotls_rsa_key_free(struct sotls_rsa_key *k)
 
 /* ---- loading a key ---- */
 
-/* Reads the parts and checks their shape. Returns 0, SOTLS_ERR_UNSUPPORTED or
- * SOTLS_ERR_KEY_LOAD. */
+/* Reads the parts and checks their shape. Returns 0, SOTLS_CRYPTO_UNSUPPORTED or
+ * SOTLS_CRYPTO_BAD_KEY. */
 static int load_parts(struct sotls_rsa_key *k, const struct sotls_rsa_params *pp)
 {
 	/* n is public: its leading zero bytes may be skipped by branching. */
@@ -373,7 +373,7 @@ static int load_parts(struct sotls_rsa_key *k, const struct sotls_rsa_params *pp
 		nb.len--;
 	}
 	if (nb.len != 256 && nb.len != 384 && nb.len != 512)
-		return SOTLS_ERR_UNSUPPORTED;
+		return SOTLS_CRYPTO_UNSUPPORTED;
 	k->bytes = nb.len;
 	const size_t n = nb.len / 8, h = n / 2;
 	k->half = h;
@@ -381,7 +381,7 @@ static int load_parts(struct sotls_rsa_key *k, const struct sotls_rsa_params *pp
 	uint64_t limbs[N_MAX], e[1];
 	be_to_limbs(limbs, n, &nb);
 	if (!be_to_limbs(e, 1, &pp->e) || (e[0] & 1) == 0 || e[0] < 3 || (limbs[0] & 1) == 0)
-		return SOTLS_ERR_UNSUPPORTED;
+		return SOTLS_CRYPTO_UNSUPPORTED;
 	k->e = e[0];
 	sotls_mont_init(&k->n, limbs, n);
 
@@ -390,7 +390,7 @@ static int load_parts(struct sotls_rsa_key *k, const struct sotls_rsa_params *pp
 		    be_to_limbs(k->dp, h, &pp->dp) && be_to_limbs(k->dq, h, &pp->dq) &&
 		    be_to_limbs(k->qinv, h, &pp->qinv);
 	if (!fits)
-		return SOTLS_ERR_UNSUPPORTED;
+		return SOTLS_CRYPTO_UNSUPPORTED;
 	/* Whether the key has a shape this code handles is public, not the
 	 * bits it was learnt from. */
 	uint64_t odd = p[0] & q[0] & 1;
@@ -398,7 +398,7 @@ static int load_parts(struct sotls_rsa_key *k, const struct sotls_rsa_params *pp
 	SOTLS_CT_PUBLIC(&odd, sizeof(odd));
 	SOTLS_CT_PUBLIC(&below, sizeof(below));
 	if (!odd || !below)
-		return SOTLS_ERR_UNSUPPORTED;
+		return SOTLS_CRYPTO_UNSUPPORTED;
 
 	/* RFC 8017 §3.2: n = p q, dp < p, dq < q (d mod (p - 1) and d mod (q - 1)). */
 	static const uint64_t zero[H_MAX];
@@ -408,7 +408,7 @@ static int load_parts(struct sotls_rsa_key *k, const struct sotls_rsa_params *pp
 	wrong = sotls_limb_nonzero_mask(wrong);
 	SOTLS_CT_PUBLIC(&wrong, sizeof(wrong));
 	if (wrong)
-		return SOTLS_ERR_KEY_LOAD;
+		return SOTLS_CRYPTO_BAD_KEY;
 
 	sotls_mont_init(&k->p, p, h);
 	sotls_mont_init(&k->q, q, h);
@@ -427,15 +427,15 @@ int sotls_rsa_key_new(struct sotls_rsa_key **out, const struct sotls_rsa_params 
 		      enum sotls_rsa_impl impl)
 {
 	if (out == NULL || params == NULL || !sotls_rsa_impl_supported(impl))
-		return SOTLS_ERR_INVALID_ARGUMENT;
+		return SOTLS_CRYPTO_BAD_ARG;
 	*out = NULL;
 	struct sotls_rsa_key *k = calloc(1, sizeof(*k));
 	if (k == NULL)
-		return SOTLS_ERR_OUT_OF_MEMORY;
+		return SOTLS_CRYPTO_NO_MEMORY;
 	k->ops = OPS[impl];
 	if (pthread_mutex_init(&k->lock, NULL) != 0) {
 		free(k);
-		return SOTLS_ERR_OUT_OF_MEMORY;
+		return SOTLS_CRYPTO_NO_MEMORY;
 	}
 	int rc = load_parts(k, params);
 	if (rc == 0)
@@ -451,8 +451,8 @@ int sotls_rsa_key_new(struct sotls_rsa_key **out, const struct sotls_rsa_params 
 			SOTLS_CT_PUBLIC(x, sizeof(x));
 			limbs_to_be(buf, k->bytes, x);
 			rc = sotls_rsa_private(k, buf, k->bytes, buf);
-			if (rc == SOTLS_ERR_PRIVATE_KEY_CHECK)
-				rc = SOTLS_ERR_KEY_LOAD;
+			if (rc == SOTLS_CRYPTO_FAULT)
+				rc = SOTLS_CRYPTO_BAD_KEY;
 		}
 	}
 	if (rc != 0) {

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crypto_err.h"
+
 /* The implementation levels, best last. */
 enum sotls_rsa_impl {
 	SOTLS_RSA_GENERIC = 0, /* unsigned __int128 */
@@ -43,12 +45,12 @@ struct sotls_rsa_key;
 
 /*
  * Takes a copy of the key for level impl and checks it with one blinded
- * private operation. Returns 0, SOTLS_ERR_UNSUPPORTED (a modulus other than
+ * private operation. Returns 0, SOTLS_CRYPTO_UNSUPPORTED (a modulus other than
  * 256, 384 or 512 bytes, a prime wider than half of it, e above 2^64 or
  * even, qInv not below p: the caller keeps another implementation for such
- * keys), SOTLS_ERR_INVALID_ARGUMENT (impl not supported here),
- * SOTLS_ERR_KEY_LOAD (the parts do not make a key), SOTLS_ERR_OUT_OF_MEMORY
- * or SOTLS_ERR_SYSCALL (getrandom failed).
+ * keys), SOTLS_CRYPTO_BAD_ARG (impl not supported here),
+ * SOTLS_CRYPTO_BAD_KEY (the parts do not make a key), SOTLS_CRYPTO_NO_MEMORY
+ * or SOTLS_CRYPTO_NO_RANDOM (getrandom failed).
  */
 int sotls_rsa_key_new(struct sotls_rsa_key **out, const struct sotls_rsa_params *params,
 		      enum sotls_rsa_impl impl);
@@ -63,10 +65,10 @@ size_t sotls_rsa_key_bytes(const struct sotls_rsa_key *key);
  * out = in^d mod n (RFC 8017 §5.2.1 RSASP1), in and out of
  * sotls_rsa_key_bytes bytes, big endian; out may be in. Thread safe: the
  * blinding state is the only thing written, under the key's lock. Returns 0,
- * SOTLS_ERR_INVALID_ARGUMENT (a length other than the modulus', or in >= n:
+ * SOTLS_CRYPTO_BAD_ARG (a length other than the modulus', or in >= n:
  * RFC 8017 §5.2.1 "If the message representative m is not between 0 and
- * n - 1, output 'message representative out of range'"), SOTLS_ERR_SYSCALL
- * (getrandom failed) or SOTLS_ERR_PRIVATE_KEY_CHECK (the result failed the
+ * n - 1, output 'message representative out of range'"), SOTLS_CRYPTO_NO_RANDOM
+ * (getrandom failed) or SOTLS_CRYPTO_FAULT (the result failed the
  * check with e; out is zeroed).
  */
 int sotls_rsa_private(struct sotls_rsa_key *key, const uint8_t *in, size_t len, uint8_t *out);
@@ -82,7 +84,7 @@ enum sotls_rsa_hash {
 
 /*
  * RSASSA-PKCS1-v1_5 signature (RFC 8017 §8.2.1) of a hash already computed.
- * sig_len must be sotls_rsa_key_bytes. Returns 0, SOTLS_ERR_INVALID_ARGUMENT
+ * sig_len must be sotls_rsa_key_bytes. Returns 0, SOTLS_CRYPTO_BAD_ARG
  * (unknown hash, hash_len not its size, sig_len wrong) or what
  * sotls_rsa_private returns.
  */

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "sotls.h"
+#include "crypto_err.h"
 #include "util.h"
 
 /* RFC 8017 §9.2 note 1: the DER of DigestInfo up to the hash value. */
@@ -29,12 +29,12 @@ int sotls_rsa_pkcs1_sign(struct sotls_rsa_key *key, enum sotls_rsa_hash hash,
 	if (key == NULL || digest == NULL || sig == NULL || (int)hash < 0 ||
 	    (size_t)hash >= sizeof(DIGEST_INFO) / sizeof(DIGEST_INFO[0]) ||
 	    digest_len != DIGEST_INFO[hash].hash_len || sig_len != sotls_rsa_key_bytes(key))
-		return SOTLS_ERR_INVALID_ARGUMENT;
+		return SOTLS_CRYPTO_BAD_ARG;
 	const size_t t_len = DIGEST_INFO[hash].len + digest_len;
 	/* RFC 8017 §9.2 step 3: "If emLen < tLen + 11, output 'intended
 	 * encoded message length too short'" (no key sotls loads is that small). */
 	if (sig_len < t_len + 11)
-		return SOTLS_ERR_INVALID_ARGUMENT;
+		return SOTLS_CRYPTO_BAD_ARG;
 
 	/* EM = 0x00 || 0x01 || PS (0xff, at least 8) || 0x00 || T, built in sig. */
 	const size_t ps_len = sig_len - t_len - 3;

@@ -48,10 +48,10 @@ static int alt_sign(void *ctx, int (*f_rng)(void *, unsigned char *, size_t), vo
 	switch (rc) {
 	case 0:
 		return 0;
-	case SOTLS_ERR_PRIVATE_KEY_CHECK:
+	case SOTLS_CRYPTO_FAULT:
 		/* What mbedTLS's own RSA returns when its check with e fails. */
 		return MBEDTLS_ERR_RSA_PRIVATE_FAILED;
-	case SOTLS_ERR_SYSCALL:
+	case SOTLS_CRYPTO_NO_RANDOM:
 		return MBEDTLS_ERR_RSA_RNG_FAILED;
 	default:
 		return MBEDTLS_ERR_RSA_BAD_INPUT_DATA;
@@ -76,7 +76,7 @@ static int export_parts(const mbedtls_rsa_context *rsa, struct sotls_rsa_params 
 {
 	mbedtls_mpi m[7];
 	struct sotls_rsa_be *be[7] = {&pp->n, &pp->e, &pp->p, &pp->q, &pp->dp, &pp->dq, &pp->qinv};
-	int rc = SOTLS_ERR_KEY_LOAD;
+	int rc = SOTLS_CRYPTO_BAD_KEY; /* lib/crypto's terms, as sotls_rsa_key_new's */
 
 	for (int i = 0; i < 7; i++)
 		mbedtls_mpi_init(&m[i]);
@@ -90,7 +90,7 @@ static int export_parts(const mbedtls_rsa_context *rsa, struct sotls_rsa_params 
 	*buf = malloc(total);
 	*buf_len = total;
 	if (*buf == NULL) {
-		rc = SOTLS_ERR_OUT_OF_MEMORY;
+		rc = SOTLS_CRYPTO_NO_MEMORY;
 		goto out;
 	}
 	uint8_t *p = *buf;
@@ -124,10 +124,12 @@ int sotls_pk_own_rsa(mbedtls_pk_context *pk, struct sotls_rsa_key **own)
 		sotls_wipe(buf, buf_len);
 		free(buf);
 	}
-	if (rc == SOTLS_ERR_UNSUPPORTED)
+	if (rc == SOTLS_CRYPTO_UNSUPPORTED)
 		return 0; /* a shape sotls's RSA leaves to mbedTLS's */
+	if (rc == SOTLS_CRYPTO_NO_MEMORY)
+		return SOTLS_ERR_OUT_OF_MEMORY;
 	if (rc != 0)
-		return rc == SOTLS_ERR_OUT_OF_MEMORY ? rc : SOTLS_ERR_KEY_LOAD;
+		return SOTLS_ERR_KEY_LOAD;
 
 	mbedtls_pk_context alt;
 	mbedtls_pk_init(&alt);

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "aead.h"
+#include "crypto_result.h"
 #include "resume.h"
 #include "util.h"
 
@@ -350,16 +351,16 @@ int sotls_ticket_seal(struct sotls_ticket_keyring *r, const uint8_t *state, size
 
 	struct sotls_aead aead;
 	memcpy(out, k.name, NAME_LEN);
-	int rc = sotls_getrandom(out + NAME_LEN, NONCE_LEN) == 0 ? 0 : SOTLS_ERR_SYSCALL;
+	int rc = sotls_getrandom(out + NAME_LEN, NONCE_LEN) == 0 ? 0 : SOTLS_CRYPTO_NO_RANDOM;
 	if (rc == 0)
 		rc = sotls_aead_init(&aead, SOTLS_AEAD_AES_256_GCM, k.secret, sizeof(k.secret));
 	sotls_wipe(&k, sizeof(k));
 	if (rc != 0)
-		return rc;
+		return sotls_err_from_crypto(rc);
 	uint8_t *ct = out + NAME_LEN + NONCE_LEN;
 	rc = sotls_aead_seal(&aead, out + NAME_LEN, out, NAME_LEN, state, len, ct, ct + len);
 	sotls_aead_clear(&aead);
-	return rc;
+	return sotls_err_from_crypto(rc);
 }
 
 int sotls_ticket_open(struct sotls_ticket_keyring *r, const uint8_t *ticket, size_t len,

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "crypto_result.h"
 #include "record_buffers.h"
 #include "sotls.h"
 #include "util.h"
@@ -35,7 +36,7 @@ static int half_init(struct sotls_half *h, enum sotls_aead_alg alg, const struct
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	int rc = sotls_aead_init(&h->aead, alg, k->key, sotls_aead_key_len(alg));
 	if (rc != 0)
-		return rc;
+		return sotls_err_from_crypto(rc);
 	memcpy(h->salt, k->salt, SOTLS_REC_SALT);
 	h->seq = k->seq;
 	return 0;

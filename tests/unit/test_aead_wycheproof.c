@@ -10,7 +10,7 @@
  *  - valid: seal gives exactly ct || tag and open gives msg back, each both
  *    out of place and in place;
  *  - invalid (the files' are modified tags and empty IVs): open fails with
- *    SOTLS_ERR_BAD_RECORD_MAC and leaves only zeros where the plaintext
+ *    SOTLS_CRYPTO_BAD_TAG and leaves only zeros where the plaintext
  *    would go, and seal does not give ct || tag;
  *  - acceptable: the files have none, and no policy for one is decided, so
  *    one is a failure until it is.
@@ -132,8 +132,8 @@ static void check_invalid(const struct sotls_aead *a, int id, const uint8_t *iv,
 		 * untouched" and "written" both show. */
 		memcpy(out, inplace ? ct : msg, len);
 		int rc = sotls_aead_open(a, iv, aad, aad_len, inplace ? out : ct, len, tag, out);
-		if (rc != SOTLS_ERR_BAD_RECORD_MAC)
-			fail_msg("%s, open %s returned %d, not SOTLS_ERR_BAD_RECORD_MAC",
+		if (rc != SOTLS_CRYPTO_BAD_TAG)
+			fail_msg("%s, open %s returned %d, not SOTLS_CRYPTO_BAD_TAG",
 				 at(id, "invalid"), how, rc);
 		if (memcmp(out, zero, len) != 0)
 			fail_msg("%s, open %s failed but left a nonzero byte at %ld of %zu",

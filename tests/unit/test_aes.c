@@ -273,10 +273,10 @@ static void test_set_key_errors(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (sotls_aes_set_key(&k, key, bad[i]) != SOTLS_ERR_INVALID_ARGUMENT)
+		if (sotls_aes_set_key(&k, key, bad[i]) != SOTLS_CRYPTO_BAD_ARG)
 			fail_msg("sotls_aes_set_key accepted a %zu-byte key", bad[i]);
-	assert_int_equal(sotls_aes_set_key(NULL, key, 16), SOTLS_ERR_INVALID_ARGUMENT);
-	assert_int_equal(sotls_aes_set_key(&k, NULL, 16), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_aes_set_key(NULL, key, 16), SOTLS_CRYPTO_BAD_ARG);
+	assert_int_equal(sotls_aes_set_key(&k, NULL, 16), SOTLS_CRYPTO_BAD_ARG);
 	for (size_t l = 0; l < 3; l++) {
 		assert_int_equal(sotls_aes_set_key(&k, key, KEY_LENS[l]), 0);
 		assert_int_equal(k.rounds, KEY_LENS[l] / 4 + 6);

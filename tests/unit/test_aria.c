@@ -190,11 +190,11 @@ static void test_set_key_errors(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad_lens) / sizeof(bad_lens[0]); i++)
-		if (sotls_aria_set_key(&k, key, bad_lens[i]) != SOTLS_ERR_INVALID_ARGUMENT)
+		if (sotls_aria_set_key(&k, key, bad_lens[i]) != SOTLS_CRYPTO_BAD_ARG)
 			fail_msg("set_key accepted key_len %zu", bad_lens[i]);
-	assert_int_equal(sotls_aria_set_key(NULL, key, 16), SOTLS_ERR_INVALID_ARGUMENT);
-	assert_int_equal(sotls_aria_set_key(&k, NULL, 16), SOTLS_ERR_INVALID_ARGUMENT);
-	assert_int_equal(sotls_aria_set_key(&k, NULL, 32), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_aria_set_key(NULL, key, 16), SOTLS_CRYPTO_BAD_ARG);
+	assert_int_equal(sotls_aria_set_key(&k, NULL, 16), SOTLS_CRYPTO_BAD_ARG);
+	assert_int_equal(sotls_aria_set_key(&k, NULL, 32), SOTLS_CRYPTO_BAD_ARG);
 	/* And the good lengths are accepted (so the loop above is not vacuous). */
 	assert_int_equal(sotls_aria_set_key(&k, key, 16), 0);
 	assert_int_equal(sotls_aria_set_key(&k, key, 24), 0);

@@ -16,7 +16,7 @@
  *      the same with buffers that end (or start) at an unmapped page, so
  *      that reading or writing even one byte out of bounds crashes;
  *  (c) every single-bit flip of tag, ciphertext, AAD and nonce is rejected
- *      with SOTLS_ERR_BAD_RECORD_MAC and leaves the output all zeros;
+ *      with SOTLS_CRYPTO_BAD_TAG and leaves the output all zeros;
  *  (d) argument errors;
  *  (e) the implementations agree with each other on random inputs.
  *
@@ -524,7 +524,7 @@ static void page_edge_case(size_t lv, enum sotls_aead_alg alg, size_t len,
 			tag[15] ^= 0x80;
 			rc = sotls_aead_open(&a, nonce, aad, aad_len, in, len, tag, dst);
 			tag[15] ^= 0x80;
-			if (rc != SOTLS_ERR_BAD_RECORD_MAC || first_nonzero(dst, len) >= 0)
+			if (rc != SOTLS_CRYPTO_BAD_TAG || first_nonzero(dst, len) >= 0)
 				fail_msg("%s: forged open rc %d or output not wiped", fault_desc, rc);
 		}
 	}
@@ -572,7 +572,7 @@ struct flip_ctx {
 };
 
 /*
- * Open of a forgery must return SOTLS_ERR_BAD_RECORD_MAC and leave all len
+ * Open of a forgery must return SOTLS_CRYPTO_BAD_TAG and leave all len
  * output bytes zero, both out of place (output pre-filled with a pattern)
  * and in place (where the ciphertext must be gone too).
  */
@@ -586,9 +586,9 @@ static void expect_reject(struct flip_ctx *f, const char *what, const uint8_t no
 
 	memset(out, 0xa5, sizeof(out));
 	rc = sotls_aead_open(f->a, nonce, aad, aad_len, ct, len, tag, out);
-	if (rc != SOTLS_ERR_BAD_RECORD_MAC)
-		fail_msg("%s: %s: open returned %d, expected SOTLS_ERR_BAD_RECORD_MAC (%d)",
-			 f->desc, what, rc, SOTLS_ERR_BAD_RECORD_MAC);
+	if (rc != SOTLS_CRYPTO_BAD_TAG)
+		fail_msg("%s: %s: open returned %d, expected SOTLS_CRYPTO_BAD_TAG (%d)",
+			 f->desc, what, rc, SOTLS_CRYPTO_BAD_TAG);
 	if ((z = first_nonzero(out, len)) >= 0)
 		fail_msg("%s: %s: rejected, but output byte %ld is not zero (plaintext "
 			 "released)", f->desc, what, z);
@@ -599,9 +599,9 @@ static void expect_reject(struct flip_ctx *f, const char *what, const uint8_t no
 	memset(io, 0xa5, sizeof(io));
 	memcpy(io, ct, len);
 	rc = sotls_aead_open(f->a, nonce, aad, aad_len, io, len, tag, io);
-	if (rc != SOTLS_ERR_BAD_RECORD_MAC)
+	if (rc != SOTLS_CRYPTO_BAD_TAG)
 		fail_msg("%s: %s: in-place open returned %d, expected "
-			 "SOTLS_ERR_BAD_RECORD_MAC", f->desc, what, rc);
+			 "SOTLS_CRYPTO_BAD_TAG", f->desc, what, rc);
 	if ((z = first_nonzero(io, len)) >= 0)
 		fail_msg("%s: %s: in-place open rejected, but byte %ld is not zero", f->desc,
 			 what, z);
@@ -693,7 +693,7 @@ static void test_init_errors(void **state)
 	uint8_t key[64];
 	struct sotls_aead a;
 	const enum sotls_aead_alg A128 = SOTLS_AEAD_ARIA_128_GCM, A256 = SOTLS_AEAD_ARIA_256_GCM;
-	const int INVAL = SOTLS_ERR_INVALID_ARGUMENT;
+	const int INVAL = SOTLS_CRYPTO_BAD_ARG;
 
 	(void)state;
 	rng_fill(key, sizeof(key));
@@ -741,7 +741,7 @@ static void test_init_errors(void **state)
 	}
 	if (sotls_cpu_detected() != SOTLS_CPU_ALL)
 		assert_int_equal(sotls_aead_init_features(&a, A128, key, 16, SOTLS_CPU_ALL),
-				 SOTLS_ERR_UNSUPPORTED);
+				 SOTLS_CRYPTO_UNSUPPORTED);
 
 	/* sotls_aead_init uses the process's features. */
 	for (size_t g = 0; g < N_ALGS; g++) {
@@ -758,7 +758,7 @@ static void test_seal_open_errors(void **state)
 {
 	uint8_t key[32], nonce[12], aad[13], pt[64], ct[64], buf[64], tag[16], ref_tag[16];
 	struct sotls_aead a;
-	const int INVAL = SOTLS_ERR_INVALID_ARGUMENT;
+	const int INVAL = SOTLS_CRYPTO_BAD_ARG;
 
 	(void)state;
 	rng_fill(key, sizeof(key));
@@ -811,7 +811,7 @@ static void test_seal_open_errors(void **state)
 		memcpy(empty_tag, tag, 16);
 		empty_tag[0] ^= 1;
 		assert_int_equal(sotls_aead_open(&a, nonce, NULL, 0, NULL, 0, empty_tag, NULL),
-				 SOTLS_ERR_BAD_RECORD_MAC);
+				 SOTLS_CRYPTO_BAD_TAG);
 
 		/* A cleared context holds no key material and refuses to work. */
 		sotls_aead_clear(&a);

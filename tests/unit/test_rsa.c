@@ -105,7 +105,7 @@ static void test_wycheproof_sign(void **state)
 		if (tk.part_len[2] != tk.part_len[3]) {
 			struct sotls_rsa_key *k = NULL;
 			assert_int_equal(sotls_rsa_key_new(&k, &tk.params, SOTLS_RSA_GENERIC),
-					 SOTLS_ERR_UNSUPPORTED);
+					 SOTLS_CRYPTO_UNSUPPORTED);
 			unbalanced += json_array_size(json_object_get(group, "tests"));
 			rsa_testkey_free(&tk);
 			continue;
@@ -342,26 +342,26 @@ static void edge_inputs(const struct edge_case *c)
 
 	/* n, n + 1, all ones: RFC 8017 §5.2.1 out of range. */
 	memcpy(in, tk->params.n.p, len);
-	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_CRYPTO_BAD_ARG);
 	for (size_t i = len; i-- > 0;) /* n + 1 */
 		if (++in[i] != 0)
 			break;
-	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_CRYPTO_BAD_ARG);
 	memset(in, 0xff, len);
-	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_CRYPTO_BAD_ARG);
 	/* Lengths other than the modulus'. */
 	memset(in, 0, sizeof(in));
-	assert_int_equal(sotls_rsa_private(k, in, len - 1, out), SOTLS_ERR_INVALID_ARGUMENT);
-	assert_int_equal(sotls_rsa_private(k, in, len + 1, out), SOTLS_ERR_INVALID_ARGUMENT);
-	assert_int_equal(sotls_rsa_private(NULL, in, len, out), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_rsa_private(k, in, len - 1, out), SOTLS_CRYPTO_BAD_ARG);
+	assert_int_equal(sotls_rsa_private(k, in, len + 1, out), SOTLS_CRYPTO_BAD_ARG);
+	assert_int_equal(sotls_rsa_private(NULL, in, len, out), SOTLS_CRYPTO_BAD_ARG);
 	/* A hash of the wrong size, an unknown hash, a short buffer. */
 	uint8_t d[64] = {0};
 	assert_int_equal(sotls_rsa_pkcs1_sign(k, SOTLS_RSA_SHA256, d, 31, out, len),
-			 SOTLS_ERR_INVALID_ARGUMENT);
+			 SOTLS_CRYPTO_BAD_ARG);
 	assert_int_equal(sotls_rsa_pkcs1_sign(k, (enum sotls_rsa_hash)9, d, 32, out, len),
-			 SOTLS_ERR_INVALID_ARGUMENT);
+			 SOTLS_CRYPTO_BAD_ARG);
 	assert_int_equal(sotls_rsa_pkcs1_sign(k, SOTLS_RSA_SHA256, d, 32, out, len - 1),
-			 SOTLS_ERR_INVALID_ARGUMENT);
+			 SOTLS_CRYPTO_BAD_ARG);
 }
 
 static void test_edge_inputs(void **state)
@@ -380,7 +380,7 @@ static void fault_check(const struct edge_case *c)
 		random_below_n(c->tk, in);
 		sotls_rsa_key_test_fault(k, half);
 		memset(out, 0xa5, len);
-		assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_ERR_PRIVATE_KEY_CHECK);
+		assert_int_equal(sotls_rsa_private(k, in, len, out), SOTLS_CRYPTO_FAULT);
 		assert_memory_equal(out, zero, len);
 		sotls_rsa_key_test_fault(k, 0);
 		assert_int_equal(sotls_rsa_private(k, in, len, out), 0);
@@ -423,7 +423,7 @@ static void test_key_shapes(void **state)
 	struct sotls_rsa_key *k = NULL;
 	rsa_testkey_generate(&small, 1024);
 	assert_int_equal(sotls_rsa_key_new(&k, &small.params, SOTLS_RSA_GENERIC),
-			 SOTLS_ERR_UNSUPPORTED);
+			 SOTLS_CRYPTO_UNSUPPORTED);
 	assert_null(k);
 	rsa_testkey_free(&small);
 
@@ -435,13 +435,13 @@ static void test_key_shapes(void **state)
 	static const uint8_t even_e[] = {0x01, 0x00, 0x00};
 	static const uint8_t wide_e[] = {0x01, 0, 0, 0, 0, 0, 0, 0, 0x01};
 	bad.e = (struct sotls_rsa_be){even_e, sizeof(even_e)};
-	assert_int_equal(sotls_rsa_key_new(&k, &bad, SOTLS_RSA_GENERIC), SOTLS_ERR_UNSUPPORTED);
+	assert_int_equal(sotls_rsa_key_new(&k, &bad, SOTLS_RSA_GENERIC), SOTLS_CRYPTO_UNSUPPORTED);
 	bad.e = (struct sotls_rsa_be){wide_e, sizeof(wide_e)};
-	assert_int_equal(sotls_rsa_key_new(&k, &bad, SOTLS_RSA_GENERIC), SOTLS_ERR_UNSUPPORTED);
+	assert_int_equal(sotls_rsa_key_new(&k, &bad, SOTLS_RSA_GENERIC), SOTLS_CRYPTO_UNSUPPORTED);
 	/* qInv = p (not below p). */
 	bad = tk->params;
 	bad.qinv = tk->params.p;
-	assert_int_equal(sotls_rsa_key_new(&k, &bad, SOTLS_RSA_GENERIC), SOTLS_ERR_UNSUPPORTED);
+	assert_int_equal(sotls_rsa_key_new(&k, &bad, SOTLS_RSA_GENERIC), SOTLS_CRYPTO_UNSUPPORTED);
 	/* p and q swapped: n = q p still, but qInv is q^-1 mod p, not p^-1 mod q:
 	 * the check with e at load must refuse the key. */
 	bad = tk->params;
@@ -450,25 +450,25 @@ static void test_key_shapes(void **state)
 	bad.dp = tk->params.dq;
 	bad.dq = tk->params.dp;
 	int rc = sotls_rsa_key_new(&k, &bad, SOTLS_RSA_GENERIC);
-	assert_true(rc == SOTLS_ERR_KEY_LOAD || rc == SOTLS_ERR_UNSUPPORTED);
+	assert_true(rc == SOTLS_CRYPTO_BAD_KEY || rc == SOTLS_CRYPTO_UNSUPPORTED);
 	/* dp off by two. */
 	bad = tk->params;
 	memcpy(buf, tk->params.dp.p, tk->params.dp.len);
 	buf[tk->params.dp.len - 1] ^= 2;
 	bad.dp = (struct sotls_rsa_be){buf, tk->params.dp.len};
-	assert_int_equal(sotls_rsa_key_new(&k, &bad, SOTLS_RSA_GENERIC), SOTLS_ERR_KEY_LOAD);
+	assert_int_equal(sotls_rsa_key_new(&k, &bad, SOTLS_RSA_GENERIC), SOTLS_CRYPTO_BAD_KEY);
 	/* n not p q. */
 	bad = tk->params;
 	memcpy(buf, tk->params.n.p, tk->params.n.len);
 	buf[10] ^= 1;
 	bad.n = (struct sotls_rsa_be){buf, tk->params.n.len};
-	assert_int_equal(sotls_rsa_key_new(&k, &bad, SOTLS_RSA_GENERIC), SOTLS_ERR_KEY_LOAD);
+	assert_int_equal(sotls_rsa_key_new(&k, &bad, SOTLS_RSA_GENERIC), SOTLS_CRYPTO_BAD_KEY);
 	/* A level this CPU does not run, or none at all. */
 	assert_int_equal(sotls_rsa_key_new(&k, &tk->params, SOTLS_RSA_IMPLS),
-			 SOTLS_ERR_INVALID_ARGUMENT);
+			 SOTLS_CRYPTO_BAD_ARG);
 	assert_null(k);
 	assert_int_equal(sotls_rsa_key_new(NULL, &tk->params, SOTLS_RSA_GENERIC),
-			 SOTLS_ERR_INVALID_ARGUMENT);
+			 SOTLS_CRYPTO_BAD_ARG);
 }
 
 /* ---------------------------------------------------------- threads */
