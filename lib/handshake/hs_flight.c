@@ -43,16 +43,12 @@ int sotls_hs_sock_send(struct sotls_hs *hs, const uint8_t *buf, size_t len)
 
 int sotls_hs_flush(struct sotls_hs *hs)
 {
-	while (hs->flight_sent < hs->flight_len) {
-		ssize_t n = sotls_wire_send(hs->wire, hs->flight + hs->flight_sent,
-					    hs->flight_len - hs->flight_sent, 0);
-		if (n == SOTLS_WANT_WRITE)
-			return MBEDTLS_ERR_SSL_WANT_WRITE;
-		if (n < 0) {
-			hs->bio_errno = errno;
-			return MBEDTLS_ERR_NET_SEND_FAILED;
-		}
-		hs->flight_sent += (size_t)n;
+	int rc = sotls_wire_drain(hs->wire, hs->flight, &hs->flight_sent, hs->flight_len, 0);
+	if (rc == SOTLS_WANT_WRITE)
+		return MBEDTLS_ERR_SSL_WANT_WRITE;
+	if (rc < 0) {
+		hs->bio_errno = errno;
+		return MBEDTLS_ERR_NET_SEND_FAILED;
 	}
 	hs->flight_len = hs->flight_sent = 0;
 	return 0;

@@ -268,16 +268,12 @@ static void release_idle(struct sotls_record *r)
  */
 static int flush(struct sotls_record *r, int flags)
 {
-	while (r->tx_head < r->tx_tail) {
-		ssize_t n = sotls_wire_send(r->wire, r->txbuf + r->tx_head,
-					    r->tx_tail - r->tx_head, flags);
-		if (n == SOTLS_WANT_WRITE)
-			return SOTLS_WANT_WRITE;
-		if (n < 0) {
-			r->pol.sys_errno = errno;
-			return sotls_policy_fail(&r->pol, SOTLS_ERR_SYSCALL);
-		}
-		r->tx_head += (size_t)n;
+	int rc = sotls_wire_drain(r->wire, r->txbuf, &r->tx_head, r->tx_tail, flags);
+	if (rc == SOTLS_WANT_WRITE)
+		return rc;
+	if (rc < 0) {
+		r->pol.sys_errno = errno;
+		return sotls_policy_fail(&r->pol, SOTLS_ERR_SYSCALL);
 	}
 	r->tx_head = r->tx_tail = 0;
 	return 0;

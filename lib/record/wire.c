@@ -36,3 +36,15 @@ ssize_t sotls_wire_send(struct sotls_wire *w, const void *buf, size_t len, int f
 		return SOTLS_ERR_SYSCALL;
 	}
 }
+
+int sotls_wire_drain(struct sotls_wire *w, const uint8_t *buf, size_t *head, size_t tail,
+		     int flags)
+{
+	while (*head < tail) {
+		ssize_t n = sotls_wire_send(w, buf + *head, tail - *head, flags);
+		if (n < 0)
+			return (int)n;
+		*head += (size_t)n;
+	}
+	return 0;
+}

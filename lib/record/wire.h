@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct sotls_wire {
@@ -29,6 +30,12 @@ ssize_t sotls_wire_recv(struct sotls_wire *w, void *buf, size_t len);
 /* Bytes written (> 0), SOTLS_WANT_WRITE, or SOTLS_ERR_SYSCALL with errno
  * set. flags: send(2)'s, MSG_NOSIGNAL always added. len > 0. */
 ssize_t sotls_wire_send(struct sotls_wire *w, const void *buf, size_t len, int flags);
+
+/* Writes buf[*head, tail) until all is out: 0 (then *head == tail),
+ * SOTLS_WANT_WRITE, or SOTLS_ERR_SYSCALL with errno set; *head counts what
+ * went. The handshake's flight and the record layer's queue both drain so. */
+int sotls_wire_drain(struct sotls_wire *w, const uint8_t *buf, size_t *head, size_t tail,
+		     int flags);
 
 /* Whether the application moves the bytes (no socket). */
 static inline bool sotls_wire_is_engine(const struct sotls_wire *w)
