@@ -5,6 +5,8 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -42,11 +44,28 @@ static const char *const LOG_EVENT_NAMES[] = {
 	[SOTLS_LOG_SESSION_CONTEXT] = "session-context",
 };
 
+/* Whether line repeats the last kTLS fallback said: on a host without kTLS
+ * (or without the cipher) every connection falls back for the same reason,
+ * which an operator needs to read once, not once per connection. */
+static bool repeated_fallback(const char *line)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char last[256];
+	pthread_mutex_lock(&lock);
+	bool same = strncmp(last, line, sizeof(last) - 1) == 0;
+	if (!same)
+		snprintf(last, sizeof(last), "%s", line);
+	pthread_mutex_unlock(&lock);
+	return same;
+}
+
 static void log_to_stderr(const struct sotls_conn *c, enum sotls_log_event event,
 			  const char *line, void *arg)
 {
 	(void)c;
 	(void)arg;
+	if (event == SOTLS_LOG_KTLS_FALLBACK && repeated_fallback(line))
+		return;
 	size_t n = sizeof(LOG_EVENT_NAMES) / sizeof(LOG_EVENT_NAMES[0]);
 	const char *name = (size_t)event < n && LOG_EVENT_NAMES[event] != NULL
 				   ? LOG_EVENT_NAMES[event]

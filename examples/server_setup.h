@@ -28,7 +28,8 @@ int server_log_setup(struct sotls_config *cfg);
 /* The DESCRIPTION paragraph that says so, for the servers' --help. */
 #define SERVER_LOG_HELP                                                                       \
 	"What sotls decides on its own is printed on stderr as \"sotls EVENT: why\": a "      \
-	"connection kept out of kernel TLS (ktls-fallback), a peer cut off (record-flood, "     \
+	"connection kept out of kernel TLS (ktls-fallback, said again only when the reason "    \
+	"changes), a peer cut off (record-flood, "                                              \
 	"key-usage-limit, bad-record-mac, peer-fault), a ticket key file that failed to "       \
 	"re-read (ticket-key-file), a session not resumed for another trust (session-context).\n"
 
