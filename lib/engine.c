@@ -14,18 +14,35 @@
 #include "handshake.h"
 #include "sotls.h"
 
+/* Who takes received ciphertext now: the handshake reader, the record
+ * layer (while it, not the kernel, reads, and the connection is not yet
+ * handed to a socket), or nobody (NONE). The buffer and its "done" must
+ * agree, so both ask here. */
+enum in_target { IN_NONE, IN_HANDSHAKE, IN_RECORD };
+
+static enum in_target in_target(const struct sotls_conn *c)
+{
+	if (c->state == CONN_FAILED || c->wire.eof)
+		return IN_NONE;
+	if (c->hs != NULL)
+		return IN_HANDSHAKE;
+	if (c->state == CONN_OPEN && c->rec != NULL && !c->k.rx && !c->eng->handed_off)
+		return IN_RECORD;
+	return IN_NONE;
+}
+
 SOTLS_API void *sotls_engine_recv_buf(struct sotls_conn *c, size_t *cap)
 {
 	if (cap == NULL)
 		return NULL;
 	*cap = 0;
-	if (c == NULL || c->eng == NULL || c->state == CONN_FAILED || c->wire.eof)
+	if (c == NULL || c->eng == NULL)
 		return NULL;
-	if (c->hs != NULL)
-		return sotls_hs_in_space(c->hs, cap);
-	if (c->state == CONN_OPEN && c->rec != NULL && !c->k.rx && !c->eng->handed_off)
-		return sotls_record_in_space(c->rec, cap);
-	return NULL;
+	switch (in_target(c)) {
+	case IN_HANDSHAKE: return sotls_hs_in_space(c->hs, cap);
+	case IN_RECORD: return sotls_record_in_space(c->rec, cap);
+	default: return NULL;
+	}
 }
 
 SOTLS_API int sotls_engine_recv_done(struct sotls_conn *c, size_t n)
@@ -34,11 +51,11 @@ SOTLS_API int sotls_engine_recv_done(struct sotls_conn *c, size_t n)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	if (n == 0)
 		return 0;
-	if (c->hs != NULL)
-		return sotls_hs_in_added(c->hs, n);
-	if (c->state == CONN_OPEN && c->rec != NULL && !c->k.rx)
-		return sotls_record_in_added(c->rec, n);
-	return SOTLS_ERR_INVALID_ARGUMENT;
+	switch (in_target(c)) {
+	case IN_HANDSHAKE: return sotls_hs_in_added(c->hs, n);
+	case IN_RECORD: return sotls_record_in_added(c->rec, n);
+	default: return SOTLS_ERR_INVALID_ARGUMENT;
+	}
 }
 
 SOTLS_API size_t sotls_engine_feed(struct sotls_conn *c, const void *data, size_t len)

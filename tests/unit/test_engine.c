@@ -569,9 +569,11 @@ static void test_attach_fd_and_keys(void **state)
 	assert_int_equal(sotls_get_info(r.c, &ci), 0);
 	assert_int_equal(ci.tx_path, SOTLS_PATH_USERSPACE); /* AF_UNIX: no kTLS */
 	assert_null(strstr(ci.tx_reason, "engine"));
-	/* No engine buffers any more. */
+	/* No engine buffers any more, either way. */
 	size_t n;
 	assert_null(sotls_engine_send_buf(r.c, &n));
+	assert_null(sotls_engine_recv_buf(r.c, &n));
+	assert_int_equal(sotls_engine_recv_done(r.c, 1), SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(sotls_send(r.c, "over the socket", 15), 15);
 	char got[32];
 	assert_int_equal(sotls_recv(r.s, got, sizeof(got)), 15);
