@@ -205,22 +205,30 @@ static void test_picks_by_features(void **state)
 		const char *want;
 	} AEAD[] = {
 		{SOTLS_AEAD_ARIA_128_GCM, HASWELL, "sotls-aria-aesni-avx+ghash-pclmul"},
-		{SOTLS_AEAD_ARIA_128_GCM, ZEN3, "sotls-aria-aesni-avx+ghash-pclmul"},
-		{SOTLS_AEAD_ARIA_128_GCM, ALDER_LAKE, "sotls-aria-gfni-avx2+ghash-pclmul"},
+		/* VPCLMULQDQ without AVX-512: GHASH on ymm. */
+		{SOTLS_AEAD_ARIA_128_GCM, ZEN3, "sotls-aria-aesni-avx+ghash-vpclmul-avx2"},
+		{SOTLS_AEAD_ARIA_128_GCM, ALDER_LAKE, "sotls-aria-gfni-avx2+ghash-vpclmul-avx2"},
 		{SOTLS_AEAD_ARIA_128_GCM, ICE_LAKE, "sotls-aria-gfni-avx512+ghash-vpclmul-avx512"},
 		{SOTLS_AEAD_ARIA_128_GCM, ICE_LAKE & ~SOTLS_CPU_GFNI,
 		 "sotls-aria-aesni-avx+ghash-vpclmul-avx512"},
 		{SOTLS_AEAD_ARIA_256_GCM, ICE_LAKE & ~SOTLS_CPU_AVX512F,
+		 "sotls-aria-gfni-avx2+ghash-vpclmul-avx2"},
+		{SOTLS_AEAD_ARIA_256_GCM, ALDER_LAKE & ~SOTLS_CPU_VPCLMUL,
 		 "sotls-aria-gfni-avx2+ghash-pclmul"},
 		{SOTLS_AEAD_ARIA_128_GCM, SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX |
 						  SOTLS_CPU_SSSE3,
 		 "sotls-aria-gfni-avx2+ghash-generic"},
 		{SOTLS_AEAD_ARIA_128_GCM, 0, "sotls-aria-generic+ghash-generic"},
 		{SOTLS_AEAD_AES_128_GCM, ICE_LAKE, "sotls-gcm-aes-vaes-avx512"},
-		/* No VAES (Haswell to Cascade Lake), or VAES without AVX-512
-		 * (Zen 3): the stitched AES-NI loop. */
+		/* VAES without AVX-512 (Zen 3, Alder Lake): the ymm loop. */
+		{SOTLS_AEAD_AES_128_GCM, ZEN3, "sotls-gcm-aes-vaes-avx2"},
+		{SOTLS_AEAD_AES_256_GCM, ALDER_LAKE, "sotls-gcm-aes-vaes-avx2"},
+		{SOTLS_AEAD_AES_256_GCM, ICE_LAKE & ~SOTLS_CPU_AVX512BW, "sotls-gcm-aes-vaes-avx2"},
+		/* No VAES (Haswell to Cascade Lake), or VAES without VPCLMULQDQ:
+		 * the stitched AES-NI loop. */
 		{SOTLS_AEAD_AES_128_GCM, HASWELL, "sotls-gcm-aes-aesni-pclmul"},
-		{SOTLS_AEAD_AES_256_GCM, ZEN3, "sotls-gcm-aes-aesni-pclmul"},
+		{SOTLS_AEAD_AES_256_GCM, ZEN3 & ~SOTLS_CPU_VAES, "sotls-gcm-aes-aesni-pclmul"},
+		{SOTLS_AEAD_AES_128_GCM, ZEN3 & ~SOTLS_CPU_VPCLMUL, "sotls-gcm-aes-aesni-pclmul"},
 		{SOTLS_AEAD_AES_256_GCM, ICE_LAKE & ~SOTLS_CPU_VAES, "sotls-gcm-aes-aesni-pclmul"},
 		/* Without PCLMULQDQ nothing is stitched. */
 		{SOTLS_AEAD_AES_128_GCM, HASWELL & ~SOTLS_CPU_PCLMUL, "sotls-aes-aesni+ghash-generic"},

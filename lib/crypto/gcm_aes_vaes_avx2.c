@@ -1,0 +1,220 @@
+/*
+ * AES-GCM's bulk, stitched, for CPUs with VAES and VPCLMULQDQ but no AVX-512
+ * (AMD Zen 3): CTR with VAES and GHASH with VPCLMULQDQ, both on 256-bit
+ * registers (two blocks each), in one loop over batches of 16 blocks (eight
+ * ymm registers: with the GHASH accumulators, a round key and the data being
+ * hashed, about all of the 16 that AVX2 has).
+ *
+ * Each batch is hashed with one reduction: its blocks are multiplied by
+ * H^16 .. H^1 (Karatsuba, three carry-less products a block) and summed,
+ * the running Y added into the first block, with ghash_vpclmul_avx2.c's
+ * table of powers (ghash_vpclmul_avx2.h). The AES rounds and the products
+ * are independent, so the products go between the rounds and the AES and
+ * CLMUL instructions issue side by side; the reduction, which the next
+ * batch's first product waits for, overlaps with the next batch's rounds.
+ *  - opening, the batch being decrypted is hashed: its ciphertext is loaded
+ *    for GHASH before any output of the batch is stored (so in == out is
+ *    safe);
+ *  - sealing, the batch encrypted one step before is hashed, from the
+ *    output, where it was just stored; the last one is hashed after the loop.
+ * The rest, under 256 bytes, runs through a zero-padded stack buffer (AVX2
+ * has no byte-masked loads and stores), as four or eight registers, and is
+ * hashed with the matching tail of the powers, H^n .. H^1. The tag mask
+ * E(K, J0) is one block on the side (xmm), which the out-of-order core
+ * overlaps with the rest.
+ */
+#include <string.h>
+
+#include "aes.h"
+#include "gcm.h"
+#include "ghash_vpclmul_avx2.h"
+#include "util.h"
+
+#define INLINE inline __attribute__((always_inline))
+
+#define BATCH 16 /* blocks */
+#define BATCH_REGS (BATCH / 2)
+
+_Static_assert(BATCH == VPCLMUL256_POWERS, "a batch is hashed with all the powers of H");
+
+/* Round keys broadcast to both lanes; rk[0 .. rounds]. */
+struct keys256 {
+	__m256i rk[SOTLS_AES_MAX_ROUNDS + 1];
+};
+
+/*
+ * Counters are kept "swapped", bytes 12..15 of each block reversed, so that
+ * the 32-bit counter is a little-endian dword in lane 3, where VPADDD wraps
+ * it mod 2^32 without touching the 12 fixed bytes; the same shuffle turns a
+ * swapped block back into a counter block.
+ */
+static INLINE __m256i swap_ctr(__m256i x)
+{
+	const __m256i m = _mm256_broadcastsi128_si256(
+		_mm_set_epi8(12, 13, 14, 15, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
+
+	return _mm256_shuffle_epi8(x, m);
+}
+
+/* Adds n to both lanes' counters (swapped form). */
+static INLINE __m256i ctr_add(__m256i c, int n)
+{
+	return _mm256_add_epi32(c, _mm256_set_epi32(n, 0, 0, 0, n, 0, 0, 0));
+}
+
+/* nz registers of counter blocks, register j holding c + 2j, after round 0. */
+static INLINE void ctr_start(__m256i *b, const struct keys256 *v, __m256i c, unsigned nz)
+{
+	for (unsigned j = 0; j < nz; j++)
+		b[j] = swap_ctr(ctr_add(c, 2 * (int)j)) ^ v->rk[0];
+}
+
+/* The last round, the input folded into its key (AESENCLAST ends with the XOR). */
+static INLINE void ctr_finish(__m256i *b, const struct keys256 *v, unsigned rounds,
+			      const uint8_t *in, uint8_t *out, unsigned nz)
+{
+	for (unsigned j = 0; j < nz; j++)
+		b[j] = _mm256_aesenclast_epi128(
+			b[j], v->rk[rounds] ^ _mm256_loadu_si256((const __m256i *)(in + 32 * j)));
+	for (unsigned j = 0; j < nz; j++)
+		_mm256_storeu_si256((__m256i *)(out + 32 * j), b[j]);
+}
+
+/* nz registers (a constant at every call site) of CTR, without GHASH. */
+static INLINE void ctr_blocks(const struct keys256 *v, unsigned rounds, __m256i c,
+			      const uint8_t *in, uint8_t *out, unsigned nz)
+{
+	__m256i b[BATCH_REGS];
+
+	ctr_start(b, v, c, nz);
+	for (unsigned r = 1; r < rounds; r++)
+		for (unsigned j = 0; j < nz; j++)
+			b[j] = _mm256_aesenc_epi128(b[j], v->rk[r]);
+	ctr_finish(b, v, rounds, in, out, nz);
+}
+
+/*
+ * One batch: encrypts the 16 counter blocks from c into out (XOR in), and
+ * meanwhile hashes the 16 blocks at h into y (h may be in: it is read
+ * before anything is stored).
+ */
+static INLINE __m128i batch(const struct keys256 *v, const struct vpclmul256_tab *t,
+			    unsigned rounds, __m256i c, const uint8_t *in, uint8_t *out,
+			    const uint8_t *h, __m128i y)
+{
+	__m256i b[BATCH_REGS];
+	struct acc256 a = acc256_zero();
+
+	ctr_start(b, v, c, BATCH_REGS);
+	/*
+	 * One register's products after each of the first eight rounds,
+	 * register 0 (which carries Y, the previous batch's reduction) last.
+	 * Unrolled whole, so that the products sit between fixed rounds.
+	 */
+#pragma GCC unroll 16
+	for (unsigned r = 1; r < rounds; r++) {
+		for (unsigned j = 0; j < BATCH_REGS; j++)
+			b[j] = _mm256_aesenc_epi128(b[j], v->rk[r]);
+		if (r < BATCH_REGS) {
+			acc256_mul_at(&a, t, h + 32 * r, 2 * r);
+		} else if (r == BATCH_REGS) {
+			acc256_mul(&a,
+				   bswap2(_mm256_loadu_si256((const __m256i *)h)) ^
+					   _mm256_zextsi128_si256(y),
+				   _mm256_loadu_si256((const __m256i *)&t->key[0]),
+				   _mm256_loadu_si256((const __m256i *)&t->mid[0]));
+		}
+	}
+	ctr_finish(b, v, rounds, in, out, BATCH_REGS);
+	return acc256_reduce(&a);
+}
+
+/*
+ * The last 1..255 bytes: CTR from c and GHASH of the ciphertext, zero-padded
+ * to whole blocks, through a stack buffer that is wiped afterwards. nz (four
+ * or eight registers) is a constant, so that the blocks stay in registers.
+ */
+static INLINE __m128i tail_regs(const struct keys256 *v, const struct vpclmul256_tab *t,
+				unsigned rounds, __m256i c, bool open, const uint8_t *in,
+				uint8_t *out, size_t n, __m128i y, unsigned nz)
+{
+	_Alignas(32) uint8_t buf[16 * BATCH];
+	const size_t nb = (n + 15) / 16;
+
+	memcpy(buf, in, n);
+	memset(buf + n, 0, 32 * nz - n);
+	if (open)
+		y = vpclmul256_fold(t, y, buf, nb);
+	ctr_blocks(v, rounds, c, buf, buf, nz);
+	memcpy(out, buf, n);
+	if (!open) {
+		memset(buf + n, 0, 32 * nz - n);
+		y = vpclmul256_fold(t, y, buf, nb);
+	}
+	sotls_wipe(buf, 32 * nz);
+	return y;
+}
+
+static INLINE __m128i tail(const struct keys256 *v, const struct vpclmul256_tab *t,
+			   unsigned rounds, __m256i c, bool open, const uint8_t *in,
+			   uint8_t *out, size_t n, __m128i y)
+{
+	if (n <= 16 * BATCH / 2)
+		return tail_regs(v, t, rounds, c, open, in, out, n, y, BATCH_REGS / 2);
+	return tail_regs(v, t, rounds, c, open, in, out, n, y, BATCH_REGS);
+}
+
+static INLINE void bulk(unsigned rounds, const struct sotls_aes_key *k,
+			const struct vpclmul256_tab *t, bool open, const uint8_t j0[16],
+			uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
+			uint8_t mask[16])
+{
+	struct keys256 v;
+	__m128i acc = ghash_load(y);
+
+	for (unsigned r = 0; r <= rounds; r++)
+		v.rk[r] = _mm256_broadcastsi128_si256(_mm_load_si128((const __m128i *)k->rk[r]));
+	/* E(K, J0): one block on the side, nothing waits for it. */
+	__m128i m = _mm_loadu_si128((const __m128i *)j0) ^ _mm256_castsi256_si128(v.rk[0]);
+	for (unsigned r = 1; r < rounds; r++)
+		m = _mm_aesenc_si128(m, _mm256_castsi256_si128(v.rk[r]));
+	_mm_storeu_si128((__m128i *)mask,
+			 _mm_aesenclast_si128(m, _mm256_castsi256_si128(v.rk[rounds])));
+
+	/* Blocks 1 and 2 after j0, swapped. */
+	__m256i c = _mm256_add_epi32(
+		swap_ctr(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)j0))),
+		_mm256_set_epi32(2, 0, 0, 0, 1, 0, 0, 0));
+	if (open) {
+		for (; len >= 16 * BATCH; len -= 16 * BATCH, in += 16 * BATCH, out += 16 * BATCH) {
+			acc = batch(&v, t, rounds, c, in, out, in, acc);
+			c = ctr_add(c, BATCH);
+		}
+	} else if (len >= 16 * BATCH) {
+		/* The first batch has nothing before it to hash. */
+		ctr_blocks(&v, rounds, c, in, out, BATCH_REGS);
+		c = ctr_add(c, BATCH);
+		const uint8_t *prev = out;
+		for (len -= 16 * BATCH, in += 16 * BATCH, out += 16 * BATCH; len >= 16 * BATCH;
+		     len -= 16 * BATCH, in += 16 * BATCH, out += 16 * BATCH) {
+			acc = batch(&v, t, rounds, c, in, out, prev, acc);
+			c = ctr_add(c, BATCH);
+			prev = out;
+		}
+		acc = vpclmul256_fold(t, acc, prev, BATCH);
+	}
+	if (len > 0)
+		acc = tail(&v, t, rounds, c, open, in, out, len, acc);
+	ghash_store(y, acc);
+	/* The round keys, spilled to the stack, go with the call. */
+	sotls_wipe(v.rk, (rounds + 1) * sizeof(v.rk[0]));
+}
+
+void sotls_gcm_aes_vaes_avx2(const union sotls_aead_cipher_key *k,
+			     const struct sotls_ghash_key *gk, bool open, const uint8_t j0[16],
+			     uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
+			     uint8_t mask[16])
+{
+	SOTLS_AES_WITH_ROUNDS(k->aes.rounds, bulk, &k->aes, vpclmul256_tab(gk), open, j0, y, in,
+			      out, len, mask);
+}
