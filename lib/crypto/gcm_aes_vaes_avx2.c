@@ -62,11 +62,28 @@ static INLINE __m256i ctr_add(__m256i c, int n)
 	return _mm256_add_epi32(c, _mm256_set_epi32(n, 0, 0, 0, n, 0, 0, 0));
 }
 
-/* nz registers of counter blocks, register j holding c + 2j, after round 0. */
-static INLINE void ctr_start(__m256i *b, const struct keys256 *v, __m256i c, unsigned nz)
+/*
+ * nz registers of counter blocks, register j holding c + 2j, after round 0;
+ * n is the counter of lane 0 of c. Unless the counter's last byte carries
+ * within these blocks (one batch in 16), adding to that byte, the top one
+ * of the dword in the unswapped block, gives the blocks with one shuffle
+ * instead of one a register. The branch is on the counter, which is no
+ * secret (it follows the public nonce).
+ */
+static INLINE void ctr_start(__m256i *b, const struct keys256 *v, __m256i c, uint32_t n,
+			     unsigned nz)
 {
-	for (unsigned j = 0; j < nz; j++)
-		b[j] = swap_ctr(ctr_add(c, 2 * (int)j)) ^ v->rk[0];
+	if ((n & 0xff) + 2 * nz - 1 <= 0xff) {
+		const __m256i cb = swap_ctr(c);
+
+		for (unsigned j = 0; j < nz; j++)
+			b[j] = _mm256_add_epi32(cb, _mm256_set_epi32((int)(2 * j) << 24, 0, 0, 0,
+								     (int)(2 * j) << 24, 0, 0, 0)) ^
+			       v->rk[0];
+	} else {
+		for (unsigned j = 0; j < nz; j++)
+			b[j] = swap_ctr(ctr_add(c, 2 * (int)j)) ^ v->rk[0];
+	}
 }
 
 /* The last round, the input folded into its key (AESENCLAST ends with the XOR). */
@@ -81,12 +98,12 @@ static INLINE void ctr_finish(__m256i *b, const struct keys256 *v, unsigned roun
 }
 
 /* nz registers (a constant at every call site) of CTR, without GHASH. */
-static INLINE void ctr_blocks(const struct keys256 *v, unsigned rounds, __m256i c,
+static INLINE void ctr_blocks(const struct keys256 *v, unsigned rounds, __m256i c, uint32_t n,
 			      const uint8_t *in, uint8_t *out, unsigned nz)
 {
 	__m256i b[BATCH_REGS];
 
-	ctr_start(b, v, c, nz);
+	ctr_start(b, v, c, n, nz);
 	for (unsigned r = 1; r < rounds; r++)
 		for (unsigned j = 0; j < nz; j++)
 			b[j] = _mm256_aesenc_epi128(b[j], v->rk[r]);
@@ -99,13 +116,13 @@ static INLINE void ctr_blocks(const struct keys256 *v, unsigned rounds, __m256i 
  * before anything is stored).
  */
 static INLINE __m128i batch(const struct keys256 *v, const struct vpclmul256_tab *t,
-			    unsigned rounds, __m256i c, const uint8_t *in, uint8_t *out,
-			    const uint8_t *h, __m128i y)
+			    unsigned rounds, __m256i c, uint32_t n, const uint8_t *in,
+			    uint8_t *out, const uint8_t *h, __m128i y)
 {
 	__m256i b[BATCH_REGS];
 	struct acc256 a = acc256_zero();
 
-	ctr_start(b, v, c, BATCH_REGS);
+	ctr_start(b, v, c, n, BATCH_REGS);
 	/*
 	 * One register's products after each of the first eight rounds,
 	 * register 0 (which carries Y, the previous batch's reduction) last.
@@ -117,6 +134,11 @@ static INLINE __m128i batch(const struct keys256 *v, const struct vpclmul256_tab
 			b[j] = _mm256_aesenc_epi128(b[j], v->rk[r]);
 		if (r < BATCH_REGS) {
 			acc256_mul_at(&a, t, h + 32 * r, 2 * r);
+			/*
+			 * Summed here: left to itself GCC keeps every product
+			 * apart until the end of the batch, in spill slots.
+			 */
+			__asm__("" : "+x"(a.lo), "+x"(a.hi), "+x"(a.mid));
 		} else if (r == BATCH_REGS) {
 			acc256_mul(&a,
 				   bswap2(_mm256_loadu_si256((const __m256i *)h)) ^
@@ -135,8 +157,8 @@ static INLINE __m128i batch(const struct keys256 *v, const struct vpclmul256_tab
  * or eight registers) is a constant, so that the blocks stay in registers.
  */
 static INLINE __m128i tail_regs(const struct keys256 *v, const struct vpclmul256_tab *t,
-				unsigned rounds, __m256i c, bool open, const uint8_t *in,
-				uint8_t *out, size_t n, __m128i y, unsigned nz)
+				unsigned rounds, __m256i c, uint32_t ctr, bool open,
+				const uint8_t *in, uint8_t *out, size_t n, __m128i y, unsigned nz)
 {
 	_Alignas(32) uint8_t buf[16 * BATCH];
 	const size_t nb = (n + 15) / 16;
@@ -145,7 +167,7 @@ static INLINE __m128i tail_regs(const struct keys256 *v, const struct vpclmul256
 	memset(buf + n, 0, 32 * nz - n);
 	if (open)
 		y = vpclmul256_fold(t, y, buf, nb);
-	ctr_blocks(v, rounds, c, buf, buf, nz);
+	ctr_blocks(v, rounds, c, ctr, buf, buf, nz);
 	memcpy(out, buf, n);
 	if (!open) {
 		memset(buf + n, 0, 32 * nz - n);
@@ -156,12 +178,12 @@ static INLINE __m128i tail_regs(const struct keys256 *v, const struct vpclmul256
 }
 
 static INLINE __m128i tail(const struct keys256 *v, const struct vpclmul256_tab *t,
-			   unsigned rounds, __m256i c, bool open, const uint8_t *in,
-			   uint8_t *out, size_t n, __m128i y)
+			   unsigned rounds, __m256i c, uint32_t ctr, bool open,
+			   const uint8_t *in, uint8_t *out, size_t n, __m128i y)
 {
 	if (n <= 16 * BATCH / 2)
-		return tail_regs(v, t, rounds, c, open, in, out, n, y, BATCH_REGS / 2);
-	return tail_regs(v, t, rounds, c, open, in, out, n, y, BATCH_REGS);
+		return tail_regs(v, t, rounds, c, ctr, open, in, out, n, y, BATCH_REGS / 2);
+	return tail_regs(v, t, rounds, c, ctr, open, in, out, n, y, BATCH_REGS);
 }
 
 static INLINE void bulk(unsigned rounds, const struct sotls_aes_key *k,
@@ -181,30 +203,34 @@ static INLINE void bulk(unsigned rounds, const struct sotls_aes_key *k,
 	_mm_storeu_si128((__m128i *)mask,
 			 _mm_aesenclast_si128(m, _mm256_castsi256_si128(v.rk[rounds])));
 
-	/* Blocks 1 and 2 after j0, swapped. */
+	/* Blocks 1 and 2 after j0, swapped; n counts along in a scalar. */
 	__m256i c = _mm256_add_epi32(
 		swap_ctr(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)j0))),
 		_mm256_set_epi32(2, 0, 0, 0, 1, 0, 0, 0));
+	uint32_t n = sotls_load_be32(j0 + 12) + 1;
 	if (open) {
 		for (; len >= 16 * BATCH; len -= 16 * BATCH, in += 16 * BATCH, out += 16 * BATCH) {
-			acc = batch(&v, t, rounds, c, in, out, in, acc);
+			acc = batch(&v, t, rounds, c, n, in, out, in, acc);
 			c = ctr_add(c, BATCH);
+			n += BATCH;
 		}
 	} else if (len >= 16 * BATCH) {
 		/* The first batch has nothing before it to hash. */
-		ctr_blocks(&v, rounds, c, in, out, BATCH_REGS);
+		ctr_blocks(&v, rounds, c, n, in, out, BATCH_REGS);
 		c = ctr_add(c, BATCH);
+		n += BATCH;
 		const uint8_t *prev = out;
 		for (len -= 16 * BATCH, in += 16 * BATCH, out += 16 * BATCH; len >= 16 * BATCH;
 		     len -= 16 * BATCH, in += 16 * BATCH, out += 16 * BATCH) {
-			acc = batch(&v, t, rounds, c, in, out, prev, acc);
+			acc = batch(&v, t, rounds, c, n, in, out, prev, acc);
 			c = ctr_add(c, BATCH);
+			n += BATCH;
 			prev = out;
 		}
 		acc = vpclmul256_fold(t, acc, prev, BATCH);
 	}
 	if (len > 0)
-		acc = tail(&v, t, rounds, c, open, in, out, len, acc);
+		acc = tail(&v, t, rounds, c, n, open, in, out, len, acc);
 	ghash_store(y, acc);
 	/* The round keys, spilled to the stack, go with the call. */
 	sotls_wipe(v.rk, (rounds + 1) * sizeof(v.rk[0]));
