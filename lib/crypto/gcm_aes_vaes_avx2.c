@@ -177,28 +177,69 @@ static INLINE __m128i batch(const struct keys256 *v, const struct vpclmul256_tab
 
 /*
  * The last 1..255 bytes: CTR from c and GHASH of the ciphertext, zero-padded
- * to whole blocks, through a stack buffer that is wiped afterwards. nz (four
- * or eight registers) is a constant, so that the blocks stay in registers.
+ * to whole blocks. Whole registers go straight from in to out; only the
+ * last 1..31 bytes pass through a 32-byte stack buffer (wiped afterwards).
+ * A first version copied the whole tail through a buffer: the 32-byte
+ * loads across the copy's smaller stores missed store forwarding, and a
+ * 1500-byte record's 220-byte tail cost more than three full batches.
+ * nz (four or eight registers) is a constant, so that the blocks stay in
+ * registers; the branches are on the length, which is public.
  */
 static INLINE __m128i tail_regs(const struct keys256 *v, const struct vpclmul256_tab *t,
 				unsigned rounds, __m256i c, uint32_t ctr, bool open,
 				const uint8_t *in, uint8_t *out, size_t n, __m128i y, unsigned nz)
 {
-	_Alignas(32) uint8_t buf[16 * BATCH];
-	const size_t nb = (n + 15) / 16;
+	/* Loaded from KEEP + 32 - r: r bytes of ones, then zeros. */
+	static const uint8_t KEEP[64] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	_Alignas(32) uint8_t last[32];
+	const size_t nb = (n + 15) / 16, full = n / 32, r = n % 32;
+	const size_t base = VPCLMUL256_POWERS - nb;
+	struct acc256 a = acc256_zero();
+	struct ghash_acc s = ghash_acc_zero();
+	__m256i b[BATCH_REGS];
 
-	memcpy(buf, in, n);
-	memset(buf + n, 0, 32 * nz - n);
-	if (open)
-		y = vpclmul256_fold(t, y, buf, nb);
-	ctr_blocks(v, rounds, c, ctr, buf, buf, nz);
-	memcpy(out, buf, n);
-	if (!open) {
-		memset(buf + n, 0, 32 * nz - n);
-		y = vpclmul256_fold(t, y, buf, nb);
+	ctr_start(b, v, c, ctr, nz);
+	for (unsigned q = 1; q < rounds; q++)
+		for (unsigned j = 0; j < nz; j++)
+			b[j] = _mm256_aesenc_epi128(b[j], v->rk[q]);
+	if (r != 0) {
+		memset(last, 0, sizeof(last));
+		memcpy(last, in + 32 * full, r);
 	}
-	sotls_wipe(buf, 32 * nz);
-	return y;
+	for (unsigned j = 0; j < nz && j < (n + 31) / 32; j++) {
+		const __m256i d = j < full ? _mm256_loadu_si256((const __m256i *)(in + 32 * j))
+					   : _mm256_load_si256((const __m256i *)last);
+		__m256i o = _mm256_aesenclast_epi128(b[j], v->rk[rounds] ^ d);
+
+		if (j < full) {
+			_mm256_storeu_si256((__m256i *)(out + 32 * j), o);
+		} else {
+			_mm256_store_si256((__m256i *)last, o);
+			memcpy(out + 32 * j, last, r);
+			o &= _mm256_loadu_si256((const __m256i *)(KEEP + 32 - r));
+		}
+		__m256i x = bswap2(open ? d : o);
+		if (j == 0)
+			x ^= _mm256_zextsi128_si256(y);
+		if (2 * j + 1 < nb) {
+			acc256_mul(&a, x, _mm256_loadu_si256((const __m256i *)&t->key[base + 2 * j]),
+				   _mm256_loadu_si256((const __m256i *)&t->mid[base + 2 * j]));
+		} else {
+			/* An odd last block: its lane alone, the table has no
+			 * key past H. */
+			ghash_acc_mul(&s, _mm256_castsi256_si128(x), t->key[base + 2 * j],
+				      t->mid[base + 2 * j]);
+		}
+	}
+	if (r != 0)
+		sotls_wipe(last, sizeof(last));
+	a.lo ^= _mm256_zextsi128_si256(s.lo);
+	a.hi ^= _mm256_zextsi128_si256(s.hi);
+	a.mid ^= _mm256_zextsi128_si256(s.mid);
+	return acc256_reduce(&a);
 }
 
 static INLINE __m128i tail(const struct keys256 *v, const struct vpclmul256_tab *t,
