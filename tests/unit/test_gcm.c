@@ -830,6 +830,25 @@ static void test_seal_open_errors(void **state)
 
 /* -------------------------------------- (e) implementations agree (random) */
 
+/*
+ * Random key, nonce, AAD and plaintext, and their record sealed by the
+ * portable implementation, the reference of the tests below.
+ */
+static void random_reference(enum sotls_aead_alg alg, uint8_t key[32], uint8_t nonce[12],
+			     uint8_t *aad, size_t aad_len, uint8_t *pt, size_t len, uint8_t *ref,
+			     uint8_t ref_tag[16])
+{
+	struct sotls_aead a;
+
+	rng_fill(key, 32);
+	rng_fill(nonce, 12);
+	rng_fill(aad, aad_len);
+	rng_fill(pt, len);
+	assert_int_equal(sotls_aead_init_features(&a, alg, key, sotls_aead_key_len(alg), 0), 0);
+	assert_int_equal(sotls_aead_seal(&a, nonce, aad, aad_len, pt, len, ref, ref_tag), 0);
+	sotls_aead_clear(&a);
+}
+
 static void test_impls_agree(void **state)
 {
 	static uint8_t ref[20000 + 16], out[20000 + 16], io[20000 + 16], pt[20000];
@@ -847,15 +866,7 @@ static void test_impls_agree(void **state)
 		uint8_t key[32], nonce[12], ref_tag[16], tag[16];
 		struct sotls_aead a;
 
-		rng_fill(key, sizeof(key));
-		rng_fill(nonce, sizeof(nonce));
-		rng_fill(aad, aad_len);
-		rng_fill(pt, len);
-		/* The reference is the portable implementation. */
-		assert_int_equal(sotls_aead_init_features(&a, alg, key, sotls_aead_key_len(alg), 0),
-				 0);
-		assert_int_equal(sotls_aead_seal(&a, nonce, aad, aad_len, pt, len, ref, ref_tag), 0);
-		sotls_aead_clear(&a);
+		random_reference(alg, key, nonce, aad, aad_len, pt, len, ref, ref_tag);
 
 		for (size_t i = 0; i < n_impls; i++) {
 			const size_t lv = i;
@@ -908,14 +919,7 @@ static void test_aes_lengths_vs_portable(void **state)
 		uint8_t key[32], nonce[12], aad[40], ref_tag[16], tag[16];
 		struct sotls_aead a;
 
-		rng_fill(key, sizeof(key));
-		rng_fill(nonce, sizeof(nonce));
-		rng_fill(aad, aad_len);
-		rng_fill(pt, len);
-		assert_int_equal(sotls_aead_init_features(&a, alg, key, sotls_aead_key_len(alg), 0),
-				 0);
-		assert_int_equal(sotls_aead_seal(&a, nonce, aad, aad_len, pt, len, ref, ref_tag), 0);
-		sotls_aead_clear(&a);
+		random_reference(alg, key, nonce, aad, aad_len, pt, len, ref, ref_tag);
 		for (size_t lv = 0; lv < n_variants[1]; lv++) {
 			const size_t off = rng_below(4);
 			int rc;
