@@ -111,11 +111,6 @@ static INLINE void ctr_blocks(const struct keys256 *v, unsigned rounds, __m256i 
 }
 
 /*
- * One batch: encrypts the 16 counter blocks from c into out (XOR in), and
- * meanwhile hashes the 16 blocks at h into y (h may be in: it is read
- * before anything is stored).
- */
-/*
  * Adds the products of step i (0..7) of a batch's GHASH to a: register
  * i + 1 of the blocks at h, and last register 0, which carries Y (the
  * previous batch's reduction, the one thing that waits on the batch before).
@@ -134,13 +129,6 @@ static INLINE void ghash_step(struct acc256 *a, const struct vpclmul256_tab *t,
 	 * end of the batch, in spill slots. */
 	__asm__("" : "+x"(a->lo), "+x"(a->hi), "+x"(a->mid));
 }
-
-#ifndef GH_BEFORE
-#define GH_BEFORE 0
-#endif
-#ifndef GH_SPREAD
-#define GH_SPREAD 0
-#endif
 
 /*
  * One batch: encrypts the 16 counter blocks from c into out (XOR in), and
