@@ -1,27 +1,34 @@
 /*
  * AES-GCM's bulk, stitched, for CPUs with VAES and VPCLMULQDQ but no AVX-512
- * (AMD Zen 3): CTR with VAES and GHASH with VPCLMULQDQ, both on 256-bit
- * registers (two blocks each), in one loop over batches of 16 blocks (eight
- * ymm registers: with the GHASH accumulators, a round key and the data being
- * hashed, about all of the 16 that AVX2 has).
+ * (AMD Zen 3, Intel Alder Lake): CTR with VAES and GHASH with VPCLMULQDQ,
+ * both on 256-bit registers (two blocks each), in one loop over batches of
+ * 16 blocks (eight ymm registers: with the GHASH accumulators, a round key
+ * and the data being hashed, about all of the 16 that AVX2 has).
  *
- * Each batch is hashed with one reduction: its blocks are multiplied by
- * H^16 .. H^1 (Karatsuba, three carry-less products a block) and summed,
+ * Two batches are hashed with one reduction: their blocks are multiplied by
+ * H^32 .. H^1 (Karatsuba, three carry-less products a block) and summed,
  * the running Y added into the first block, with ghash_vpclmul_avx2.c's
- * table of powers (ghash_vpclmul_avx2.h). The AES rounds and the products
- * are independent, so the products go between the rounds and the AES and
- * CLMUL instructions issue side by side; the reduction, which the next
- * batch's first product waits for, overlaps with the next batch's rounds.
+ * table of powers (ghash_vpclmul_avx2.h); a batch left alone takes
+ * H^16 .. H^1. The AES rounds and the products are independent, so the
+ * products go between the rounds and the AES and CLMUL instructions issue
+ * side by side; the reduction, which the next pair's first product waits
+ * for, overlaps with the next batches' rounds.
  *  - opening, the batch being decrypted is hashed: its ciphertext is loaded
  *    for GHASH before any output of the batch is stored (so in == out is
  *    safe);
  *  - sealing, the batch encrypted one step before is hashed, from the
  *    output, where it was just stored; the last one is hashed after the loop.
- * The rest, under 256 bytes, runs through a zero-padded stack buffer (AVX2
- * has no byte-masked loads and stores), as four or eight registers, and is
- * hashed with the matching tail of the powers, H^n .. H^1. The tag mask
- * E(K, J0) is one block on the side (xmm), which the out-of-order core
- * overlaps with the rest.
+ * The rest, under 256 bytes, is one more pass of four or eight registers,
+ * whole ones straight from in to out and the last 1..31 bytes through a
+ * stack buffer (AVX2 has no byte-masked loads and stores), hashed with the
+ * matching tail of the powers, H^n .. H^1. The tag mask E(K, J0) is one
+ * block on the side (xmm), which the out-of-order core overlaps with the
+ * rest.
+ *
+ * On Zen 3 VAESENC and VPCLMULQDQ issue to the same two pipes (a ymm
+ * VPCLMULQDQ takes one for about two cycles), so a batch costs about its
+ * AES rounds plus twice its 24 products, spread over two pipes: the loop
+ * runs near that bound, and AES-256 pays for its four extra rounds in full.
  */
 #include <string.h>
 
@@ -35,7 +42,7 @@
 #define BATCH 16 /* blocks */
 #define BATCH_REGS (BATCH / 2)
 
-_Static_assert(BATCH == VPCLMUL256_POWERS, "a batch is hashed with all the powers of H");
+_Static_assert(2 * BATCH == VPCLMUL256_POWERS, "two batches take all the powers of H");
 
 /* Round keys broadcast to both lanes; rk[0 .. rounds]. */
 struct keys256 {
@@ -116,33 +123,54 @@ static INLINE void ctr_blocks(const struct keys256 *v, unsigned rounds, __m256i 
  * previous batch's reduction, the one thing that waits on the batch before).
  */
 static INLINE void ghash_step(struct acc256 *a, const struct vpclmul256_tab *t,
-			      const uint8_t *h, unsigned i, __m128i y)
+			      const uint8_t *h, unsigned i, unsigned koff, bool first, __m128i y)
 {
 	const unsigned j = (i + 1) % BATCH_REGS;
 	__m256i x = bswap2(_mm256_loadu_si256((const __m256i *)(h + 32 * j)));
 
-	if (j == 0)
+	if (first && j == 0)
 		x ^= _mm256_zextsi128_si256(y);
-	acc256_mul(a, x, _mm256_loadu_si256((const __m256i *)&t->key[2 * j]),
-		   _mm256_loadu_si256((const __m256i *)&t->mid[2 * j]));
+	acc256_mul(a, x, _mm256_loadu_si256((const __m256i *)&t->key[koff + 2 * j]),
+		   _mm256_loadu_si256((const __m256i *)&t->mid[koff + 2 * j]));
 	/* Summed here: left to itself GCC keeps every product apart until the
 	 * end of the batch, in spill slots. */
 	__asm__("" : "+x"(a->lo), "+x"(a->hi), "+x"(a->mid));
 }
 
 /*
- * One batch: encrypts the 16 counter blocks from c into out (XOR in), and
- * meanwhile hashes the 16 blocks at h into y (h may be in: it is read
- * before anything is stored).
+ * Where the CTR stream stands: the next counters (swapped, and lane 0's
+ * counter as a scalar) and the data left.
  */
-static INLINE __m128i batch(const struct keys256 *v, const struct vpclmul256_tab *t,
-			    unsigned rounds, __m256i c, uint32_t n, const uint8_t *in,
-			    uint8_t *out, const uint8_t *h, __m128i y)
+struct run {
+	__m256i c;
+	uint32_t n;
+	const uint8_t *in;
+	uint8_t *out;
+	size_t len;
+};
+
+static INLINE void run_next(struct run *s)
+{
+	s->c = ctr_add(s->c, BATCH);
+	s->n += BATCH;
+	s->in += 16 * BATCH;
+	s->out += 16 * BATCH;
+	s->len -= 16 * BATCH;
+}
+
+/*
+ * One batch: encrypts the 16 counter blocks of s into s->out (XOR s->in),
+ * and meanwhile adds the products of the 16 blocks at h with the keys from
+ * key[koff] on to a, Y into the first block if first (h may be s->in: it is
+ * read before anything is stored). Then steps s on.
+ */
+static INLINE void batch(const struct keys256 *v, const struct vpclmul256_tab *t,
+			 unsigned rounds, struct run *s, const uint8_t *h, struct acc256 *a,
+			 unsigned koff, bool first, __m128i y)
 {
 	__m256i b[BATCH_REGS];
-	struct acc256 a = acc256_zero();
 
-	ctr_start(b, v, c, n, BATCH_REGS);
+	ctr_start(b, v, s->c, s->n, BATCH_REGS);
 	/*
 	 * The eight steps spread evenly over the rounds (all but the last),
 	 * each before its round's AES instructions: measured on Zen 3, where
@@ -155,12 +183,12 @@ static INLINE __m128i batch(const struct keys256 *v, const struct vpclmul256_tab
 	for (unsigned r = 1; r < rounds; r++) {
 		for (unsigned i = 0; i < BATCH_REGS; i++)
 			if (1 + i * (rounds - 1) / BATCH_REGS == r)
-				ghash_step(&a, t, h, i, y);
+				ghash_step(a, t, h, i, koff, first, y);
 		for (unsigned j = 0; j < BATCH_REGS; j++)
 			b[j] = _mm256_aesenc_epi128(b[j], v->rk[r]);
 	}
-	ctr_finish(b, v, rounds, in, out, BATCH_REGS);
-	return acc256_reduce(&a);
+	ctr_finish(b, v, rounds, s->in, s->out, BATCH_REGS);
+	run_next(s);
 }
 
 /*
@@ -257,33 +285,58 @@ static INLINE void bulk(unsigned rounds, const struct sotls_aes_key *k,
 			 _mm_aesenclast_si128(m, _mm256_castsi256_si128(v.rk[rounds])));
 
 	/* Blocks 1 and 2 after j0, swapped; n counts along in a scalar. */
-	__m256i c = _mm256_add_epi32(
-		swap_ctr(_mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)j0))),
-		_mm256_set_epi32(2, 0, 0, 0, 1, 0, 0, 0));
-	uint32_t n = sotls_load_be32(j0 + 12) + 1;
+	struct run s = {
+		.c = _mm256_add_epi32(swap_ctr(_mm256_broadcastsi128_si256(
+					      _mm_loadu_si128((const __m128i *)j0))),
+				      _mm256_set_epi32(2, 0, 0, 0, 1, 0, 0, 0)),
+		.n = sotls_load_be32(j0 + 12) + 1,
+		.in = in,
+		.out = out,
+		.len = len,
+	};
+	struct acc256 a;
+	/*
+	 * Two batches a reduction, H^32 .. H^17 for the first, H^16 .. H^1 for
+	 * the second (and for a batch alone).
+	 */
 	if (open) {
-		for (; len >= 16 * BATCH; len -= 16 * BATCH, in += 16 * BATCH, out += 16 * BATCH) {
-			acc = batch(&v, t, rounds, c, n, in, out, in, acc);
-			c = ctr_add(c, BATCH);
-			n += BATCH;
+		for (; s.len >= 2 * 16 * BATCH; acc = acc256_reduce(&a)) {
+			a = acc256_zero();
+			batch(&v, t, rounds, &s, s.in, &a, 0, true, acc);
+			batch(&v, t, rounds, &s, s.in, &a, BATCH, false, acc);
 		}
-	} else if (len >= 16 * BATCH) {
+		if (s.len >= 16 * BATCH) {
+			a = acc256_zero();
+			batch(&v, t, rounds, &s, s.in, &a, BATCH, true, acc);
+			acc = acc256_reduce(&a);
+		}
+	} else if (s.len >= 16 * BATCH) {
 		/* The first batch has nothing before it to hash. */
-		ctr_blocks(&v, rounds, c, n, in, out, BATCH_REGS);
-		c = ctr_add(c, BATCH);
-		n += BATCH;
-		const uint8_t *prev = out;
-		for (len -= 16 * BATCH, in += 16 * BATCH, out += 16 * BATCH; len >= 16 * BATCH;
-		     len -= 16 * BATCH, in += 16 * BATCH, out += 16 * BATCH) {
-			acc = batch(&v, t, rounds, c, n, in, out, prev, acc);
-			c = ctr_add(c, BATCH);
-			n += BATCH;
-			prev = out;
+		ctr_blocks(&v, rounds, s.c, s.n, s.in, s.out, BATCH_REGS);
+		const uint8_t *prev = s.out;
+		run_next(&s);
+		for (; s.len >= 2 * 16 * BATCH; acc = acc256_reduce(&a)) {
+			const uint8_t *h = prev;
+
+			a = acc256_zero();
+			prev = s.out;
+			batch(&v, t, rounds, &s, h, &a, 0, true, acc);
+			h = prev;
+			prev = s.out;
+			batch(&v, t, rounds, &s, h, &a, BATCH, false, acc);
+		}
+		if (s.len >= 16 * BATCH) {
+			const uint8_t *h = prev;
+
+			a = acc256_zero();
+			prev = s.out;
+			batch(&v, t, rounds, &s, h, &a, BATCH, true, acc);
+			acc = acc256_reduce(&a);
 		}
 		acc = vpclmul256_fold(t, acc, prev, BATCH);
 	}
-	if (len > 0)
-		acc = tail(&v, t, rounds, c, n, open, in, out, len, acc);
+	if (s.len > 0)
+		acc = tail(&v, t, rounds, s.c, s.n, open, s.in, s.out, s.len, acc);
 	ghash_store(y, acc);
 	/* The round keys, spilled to the stack, go with the call. */
 	sotls_wipe(v.rk, (rounds + 1) * sizeof(v.rk[0]));

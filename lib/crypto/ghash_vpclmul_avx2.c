@@ -1,6 +1,6 @@
 /*
  * GHASH with VPCLMULQDQ on 256-bit vectors, for CPUs without AVX-512 (AMD
- * Zen 3): two blocks a register, 16 blocks multiplied by H^16..H^1 and
+ * Zen 3): two blocks a register, 32 blocks multiplied by H^32..H^1 and
  * summed unreduced (Karatsuba), then the two lanes are added and reduced
  * once. Its table is the one the stitched VAES (ymm) AES-GCM loop reads, so
  * the AAD and the length block of that loop's records come here.
