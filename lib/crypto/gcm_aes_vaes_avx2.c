@@ -26,9 +26,10 @@
  * rest.
  *
  * On Zen 3 VAESENC and VPCLMULQDQ issue to the same two pipes (a ymm
- * VPCLMULQDQ takes one for about two cycles), so a batch costs about its
- * AES rounds plus twice its 24 products, spread over two pipes: the loop
- * runs near that bound, and AES-256 pays for its four extra rounds in full.
+ * VPCLMULQDQ takes one for about two cycles), so a batch costs at least its
+ * AES instructions plus twice its 24 products, spread over two pipes (the
+ * loop measures within 15-25% of that), and AES-256 pays for its four extra
+ * rounds in full.
  */
 #include <string.h>
 
