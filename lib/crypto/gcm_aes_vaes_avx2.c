@@ -119,9 +119,10 @@ static INLINE void ctr_blocks(const struct keys256 *v, unsigned rounds, __m256i 
 }
 
 /*
- * Adds the products of step i (0..7) of a batch's GHASH to a: register
- * i + 1 of the blocks at h, and last register 0, which carries Y (the
- * previous batch's reduction, the one thing that waits on the batch before).
+ * Adds the products of step i (0..7) of a batch's GHASH to a, with the keys
+ * from key[koff]: register i + 1 of the blocks at h, and last register 0,
+ * which in the first batch of a reduction carries Y (the reduction before,
+ * the one thing that waits on the batches before).
  */
 static INLINE void ghash_step(struct acc256 *a, const struct vpclmul256_tab *t,
 			      const uint8_t *h, unsigned i, unsigned koff, bool first, __m128i y)
