@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "aes.h"
+#include "aes_aesni.h"
 #include "gcm.h"
 #include "ghash_vpclmul_avx2.h"
 #include "util.h"
@@ -279,12 +280,11 @@ static INLINE void bulk(unsigned rounds, const struct sotls_aes_key *k,
 
 	for (unsigned r = 0; r <= rounds; r++)
 		v.rk[r] = _mm256_broadcastsi128_si256(_mm_load_si128((const __m128i *)k->rk[r]));
-	/* E(K, J0): one block on the side, nothing waits for it. */
-	__m128i m = _mm_loadu_si128((const __m128i *)j0) ^ _mm256_castsi256_si128(v.rk[0]);
-	for (unsigned r = 1; r < rounds; r++)
-		m = _mm_aesenc_si128(m, _mm256_castsi256_si128(v.rk[r]));
-	_mm_storeu_si128((__m128i *)mask,
-			 _mm_aesenclast_si128(m, _mm256_castsi256_si128(v.rk[rounds])));
+	/* E(K, J0): one block on the side (AES-NI's CTR of a zero block), nothing
+	 * waits for it. */
+	static const uint8_t ZERO[16];
+	aesni_blocks(k, rounds, aesni_ctr_swap(_mm_loadu_si128((const __m128i *)j0)), ZERO, mask,
+		     1);
 
 	/* Blocks 1 and 2 after j0, swapped; n counts along in a scalar. */
 	struct run s = {
