@@ -46,7 +46,8 @@ enum family { FAMILY_ARIA, FAMILY_AES };
 
 /* Each entry needs the instruction sets its file is compiled with (meson.build). */
 #define NEEDS_AVX512_BASE (SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3)
-#define NEEDS_AVX2_VPCLMUL (SOTLS_CPU_VPCLMUL | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX_BASE)
+#define NEEDS_AVX2_VPCLMUL                                                                 \
+	(SOTLS_CPU_VPCLMUL | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX_BASE)
 
 /* The CTR routines, best first, per family. */
 static const struct sotls_gcm_ctr CTRS_ARIA[] = {
