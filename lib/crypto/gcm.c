@@ -46,6 +46,8 @@ enum family { FAMILY_ARIA, FAMILY_AES };
 
 /* Each entry needs the instruction sets its file is compiled with (meson.build). */
 #define NEEDS_AVX512_BASE (SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3)
+#define NEEDS_AVX2_VPCLMUL                                                                 \
+	(SOTLS_CPU_VPCLMUL | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX_BASE)
 
 /* The CTR routines, best first, per family. */
 static const struct sotls_gcm_ctr CTRS_ARIA[] = {
@@ -70,6 +72,8 @@ static const struct sotls_gcm_ghash GHASHES[] = {
 	{{"ghash-vpclmul-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_SSE41 | SOTLS_CPU_VPCLMUL |
 					  SOTLS_CPU_PCLMUL},
 	 sotls_ghash_init_vpclmul_avx512, sotls_ghash_update_vpclmul_avx512},
+	{{"ghash-vpclmul-avx2", NEEDS_AVX2_VPCLMUL},
+	 sotls_ghash_init_vpclmul_avx2, sotls_ghash_update_vpclmul_avx2},
 	{{"ghash-pclmul", SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE}, sotls_ghash_init_pclmul,
 	 sotls_ghash_update_pclmul},
 	{{"ghash-generic", 0}, sotls_ghash_init_generic, sotls_ghash_update_generic},
@@ -80,8 +84,10 @@ static const struct sotls_gcm_bulk BULKS_AES[] = {
 	{{"gcm-aes-vaes-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_SSE41 | SOTLS_CPU_VAES |
 					 SOTLS_CPU_VPCLMUL | SOTLS_CPU_AES | SOTLS_CPU_PCLMUL},
 	 sotls_gcm_aes_vaes_avx512, &GHASHES[0]},
+	{{"gcm-aes-vaes-avx2", NEEDS_AVX2_VPCLMUL | SOTLS_CPU_VAES | SOTLS_CPU_AES},
+	 sotls_gcm_aes_vaes_avx2, &GHASHES[1]},
 	{{"gcm-aes-aesni-pclmul", SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE},
-	 sotls_gcm_aes_aesni_pclmul, &GHASHES[1]},
+	 sotls_gcm_aes_aesni_pclmul, &GHASHES[2]},
 	{{NULL, 0}, NULL, NULL},
 };
 

@@ -60,6 +60,12 @@ void sotls_gcm_aes_vaes_avx512(const union sotls_aead_cipher_key *k,
 			       uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
 			       uint8_t mask[16]);
 
+/* The stitched VAES + VPCLMULQDQ AES-GCM loop on ymm, without AVX-512 (gcm_aes_vaes_avx2.c). */
+void sotls_gcm_aes_vaes_avx2(const union sotls_aead_cipher_key *k,
+			     const struct sotls_ghash_key *gk, bool open, const uint8_t j0[16],
+			     uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
+			     uint8_t mask[16]);
+
 /* The stitched AES-NI + PCLMULQDQ AES-GCM loop (gcm_aes_aesni_pclmul.c). */
 void sotls_gcm_aes_aesni_pclmul(const union sotls_aead_cipher_key *k,
 				const struct sotls_ghash_key *gk, bool open, const uint8_t j0[16],

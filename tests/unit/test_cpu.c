@@ -170,15 +170,19 @@ static void test_chosen_features(void **state)
 
 	/* And the AEAD picks by them by default, needing nothing more. */
 	static const uint8_t key[16];
-	struct sotls_aead a, b;
-	assert_int_equal(sotls_aead_init(&a, SOTLS_AEAD_ARIA_128_GCM, key, sizeof(key)), 0);
-	assert_int_equal(
-		sotls_aead_init_features(&b, SOTLS_AEAD_ARIA_128_GCM, key, sizeof(key), want), 0);
-	assert_string_equal(sotls_aead_impl_name(&a), sotls_aead_impl_name(&b));
-	assert_int_equal(sotls_aead_impl_needs(&a) & ~want, 0);
-	printf("test_cpu: ARIA-GCM runs %s\n", sotls_aead_impl_name(&a));
-	sotls_aead_clear(&a);
-	sotls_aead_clear(&b);
+	static const enum sotls_aead_alg ALGS[] = {SOTLS_AEAD_ARIA_128_GCM, SOTLS_AEAD_AES_128_GCM};
+	for (size_t i = 0; i < sizeof(ALGS) / sizeof(ALGS[0]); i++) {
+		struct sotls_aead a, b;
+
+		assert_int_equal(sotls_aead_init(&a, ALGS[i], key, sizeof(key)), 0);
+		assert_int_equal(sotls_aead_init_features(&b, ALGS[i], key, sizeof(key), want), 0);
+		assert_string_equal(sotls_aead_impl_name(&a), sotls_aead_impl_name(&b));
+		assert_int_equal(sotls_aead_impl_needs(&a) & ~want, 0);
+		printf("test_cpu: %s runs %s\n", sotls_aead_alg_name(ALGS[i]),
+		       sotls_aead_impl_name(&a));
+		sotls_aead_clear(&a);
+		sotls_aead_clear(&b);
+	}
 	/* The SHA-256 compression too. */
 	const struct sotls_sha256_impl *sha = SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, want);
 	assert_ptr_equal(sotls_sha256_blocks(), sha->blocks);
@@ -205,22 +209,30 @@ static void test_picks_by_features(void **state)
 		const char *want;
 	} AEAD[] = {
 		{SOTLS_AEAD_ARIA_128_GCM, HASWELL, "sotls-aria-aesni-avx+ghash-pclmul"},
-		{SOTLS_AEAD_ARIA_128_GCM, ZEN3, "sotls-aria-aesni-avx+ghash-pclmul"},
-		{SOTLS_AEAD_ARIA_128_GCM, ALDER_LAKE, "sotls-aria-gfni-avx2+ghash-pclmul"},
+		/* VPCLMULQDQ without AVX-512: GHASH on ymm. */
+		{SOTLS_AEAD_ARIA_128_GCM, ZEN3, "sotls-aria-aesni-avx+ghash-vpclmul-avx2"},
+		{SOTLS_AEAD_ARIA_128_GCM, ALDER_LAKE, "sotls-aria-gfni-avx2+ghash-vpclmul-avx2"},
 		{SOTLS_AEAD_ARIA_128_GCM, ICE_LAKE, "sotls-aria-gfni-avx512+ghash-vpclmul-avx512"},
 		{SOTLS_AEAD_ARIA_128_GCM, ICE_LAKE & ~SOTLS_CPU_GFNI,
 		 "sotls-aria-aesni-avx+ghash-vpclmul-avx512"},
 		{SOTLS_AEAD_ARIA_256_GCM, ICE_LAKE & ~SOTLS_CPU_AVX512F,
+		 "sotls-aria-gfni-avx2+ghash-vpclmul-avx2"},
+		{SOTLS_AEAD_ARIA_256_GCM, ALDER_LAKE & ~SOTLS_CPU_VPCLMUL,
 		 "sotls-aria-gfni-avx2+ghash-pclmul"},
 		{SOTLS_AEAD_ARIA_128_GCM, SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX |
 						  SOTLS_CPU_SSSE3,
 		 "sotls-aria-gfni-avx2+ghash-generic"},
 		{SOTLS_AEAD_ARIA_128_GCM, 0, "sotls-aria-generic+ghash-generic"},
 		{SOTLS_AEAD_AES_128_GCM, ICE_LAKE, "sotls-gcm-aes-vaes-avx512"},
-		/* No VAES (Haswell to Cascade Lake), or VAES without AVX-512
-		 * (Zen 3): the stitched AES-NI loop. */
+		/* VAES without AVX-512 (Zen 3, Alder Lake): the ymm loop. */
+		{SOTLS_AEAD_AES_128_GCM, ZEN3, "sotls-gcm-aes-vaes-avx2"},
+		{SOTLS_AEAD_AES_256_GCM, ALDER_LAKE, "sotls-gcm-aes-vaes-avx2"},
+		{SOTLS_AEAD_AES_256_GCM, ICE_LAKE & ~SOTLS_CPU_AVX512BW, "sotls-gcm-aes-vaes-avx2"},
+		/* No VAES (Haswell to Cascade Lake), or VAES without VPCLMULQDQ:
+		 * the stitched AES-NI loop. */
 		{SOTLS_AEAD_AES_128_GCM, HASWELL, "sotls-gcm-aes-aesni-pclmul"},
-		{SOTLS_AEAD_AES_256_GCM, ZEN3, "sotls-gcm-aes-aesni-pclmul"},
+		{SOTLS_AEAD_AES_256_GCM, ZEN3 & ~SOTLS_CPU_VAES, "sotls-gcm-aes-aesni-pclmul"},
+		{SOTLS_AEAD_AES_128_GCM, ZEN3 & ~SOTLS_CPU_VPCLMUL, "sotls-gcm-aes-aesni-pclmul"},
 		{SOTLS_AEAD_AES_256_GCM, ICE_LAKE & ~SOTLS_CPU_VAES, "sotls-gcm-aes-aesni-pclmul"},
 		/* Without PCLMULQDQ nothing is stitched. */
 		{SOTLS_AEAD_AES_128_GCM, HASWELL & ~SOTLS_CPU_PCLMUL, "sotls-aes-aesni+ghash-generic"},

@@ -18,7 +18,9 @@
  *  (c) every single-bit flip of tag, ciphertext, AAD and nonce is rejected
  *      with SOTLS_CRYPTO_BAD_TAG and leaves the output all zeros;
  *  (d) argument errors;
- *  (e) the implementations agree with each other on random inputs.
+ *  (e) the implementations agree with each other on random inputs, and
+ *      every AES-GCM one with the portable one at every length 0..4096 and
+ *      around 16 KiB.
  *
  * Random inputs come from a fixed seed (printed; override with
  * SOTLS_TEST_SEED=<number>) so that a failure can be replayed.
@@ -828,6 +830,25 @@ static void test_seal_open_errors(void **state)
 
 /* -------------------------------------- (e) implementations agree (random) */
 
+/*
+ * Random key, nonce, AAD and plaintext, and their record sealed by the
+ * portable implementation, the reference of the tests below.
+ */
+static void random_reference(enum sotls_aead_alg alg, uint8_t key[32], uint8_t nonce[12],
+			     uint8_t *aad, size_t aad_len, uint8_t *pt, size_t len, uint8_t *ref,
+			     uint8_t ref_tag[16])
+{
+	struct sotls_aead a;
+
+	rng_fill(key, 32);
+	rng_fill(nonce, 12);
+	rng_fill(aad, aad_len);
+	rng_fill(pt, len);
+	assert_int_equal(sotls_aead_init_features(&a, alg, key, sotls_aead_key_len(alg), 0), 0);
+	assert_int_equal(sotls_aead_seal(&a, nonce, aad, aad_len, pt, len, ref, ref_tag), 0);
+	sotls_aead_clear(&a);
+}
+
 static void test_impls_agree(void **state)
 {
 	static uint8_t ref[20000 + 16], out[20000 + 16], io[20000 + 16], pt[20000];
@@ -845,15 +866,7 @@ static void test_impls_agree(void **state)
 		uint8_t key[32], nonce[12], ref_tag[16], tag[16];
 		struct sotls_aead a;
 
-		rng_fill(key, sizeof(key));
-		rng_fill(nonce, sizeof(nonce));
-		rng_fill(aad, aad_len);
-		rng_fill(pt, len);
-		/* The reference is the portable implementation. */
-		assert_int_equal(sotls_aead_init_features(&a, alg, key, sotls_aead_key_len(alg), 0),
-				 0);
-		assert_int_equal(sotls_aead_seal(&a, nonce, aad, aad_len, pt, len, ref, ref_tag), 0);
-		sotls_aead_clear(&a);
+		random_reference(alg, key, nonce, aad, aad_len, pt, len, ref, ref_tag);
 
 		for (size_t i = 0; i < n_impls; i++) {
 			const size_t lv = i;
@@ -883,6 +896,75 @@ static void test_impls_agree(void **state)
 	}
 }
 
+/*
+ * AES-GCM at every length 0..4096 and around 16 KiB (the stitched loops'
+ * batches of 8, 16 and 32 blocks, with every tail length many times over)
+ * against the portable implementation: random key, nonce, AAD (0..40 bytes)
+ * and offsets; seal and open, out of place and in place; a flipped tag bit
+ * is rejected and leaves the output all zeros.
+ */
+static void test_aes_lengths_vs_portable(void **state)
+{
+	enum { MAX = 16384 + 33 };
+	static uint8_t pt[MAX], ref[MAX], out[MAX + 3], io[MAX + 3];
+	static const size_t big[] = {16351, 16352, 16367, 16383, 16384, 16385, 16400, MAX};
+	static const enum sotls_aead_alg AES[] = {SOTLS_AEAD_AES_128_GCM, SOTLS_AEAD_AES_256_GCM};
+	size_t cases = 0;
+
+	(void)state;
+	for (size_t x = 0; x <= 4096 + sizeof(big) / sizeof(big[0]); x++) {
+		const size_t len = x <= 4096 ? x : big[x - 4097];
+		const enum sotls_aead_alg alg = AES[x % 2];
+		const size_t aad_len = rng_below(41);
+		uint8_t key[32], nonce[12], aad[40], ref_tag[16], tag[16];
+		struct sotls_aead a;
+
+		random_reference(alg, key, nonce, aad, aad_len, pt, len, ref, ref_tag);
+		for (size_t lv = 0; lv < n_variants[1]; lv++) {
+			const size_t off = rng_below(4);
+			int rc;
+
+			init_or_fail(&a, alg, key, lv);
+			/* Seal, out of place and in place. */
+			assert_int_equal(
+				sotls_aead_seal(&a, nonce, aad, aad_len, pt, len, out + off, tag), 0);
+			if (first_diff(out + off, ref, len) >= 0 || memcmp(tag, ref_tag, 16) != 0)
+				fail_msg("%s %s len %zu aad %zu: seal differs from generic",
+					 lname(lv, alg), sotls_aead_alg_name(alg), len, aad_len);
+			if (len > 0)
+				memcpy(io + off, pt, len);
+			assert_int_equal(
+				sotls_aead_seal(&a, nonce, aad, aad_len, io + off, len, io + off, tag),
+				0);
+			if (first_diff(io + off, ref, len) >= 0 || memcmp(tag, ref_tag, 16) != 0)
+				fail_msg("%s %s len %zu aad %zu: in-place seal differs from generic",
+					 lname(lv, alg), sotls_aead_alg_name(alg), len, aad_len);
+			/* Open, in place (io holds the ciphertext), then out of place. */
+			rc = sotls_aead_open(&a, nonce, aad, aad_len, io + off, len, ref_tag,
+					     io + off);
+			if (rc != 0 || first_diff(io + off, pt, len) >= 0)
+				fail_msg("%s %s len %zu aad %zu: in-place open: rc %d",
+					 lname(lv, alg), sotls_aead_alg_name(alg), len, aad_len, rc);
+			rc = sotls_aead_open(&a, nonce, aad, aad_len, ref, len, ref_tag, out + off);
+			if (rc != 0 || first_diff(out + off, pt, len) >= 0)
+				fail_msg("%s %s len %zu aad %zu: open: rc %d", lname(lv, alg),
+					 sotls_aead_alg_name(alg), len, aad_len, rc);
+			/* A flipped tag bit: rejected, nothing of the plaintext left. */
+			memcpy(tag, ref_tag, 16);
+			tag[x % 16] ^= (uint8_t)(1u << (x % 8));
+			rc = sotls_aead_open(&a, nonce, aad, aad_len, ref, len, tag, out + off);
+			if (rc != SOTLS_ERR_BAD_RECORD_MAC || first_nonzero(out + off, len) >= 0)
+				fail_msg("%s %s len %zu aad %zu: flipped tag: rc %d, output %s",
+					 lname(lv, alg), sotls_aead_alg_name(alg), len, aad_len, rc,
+					 first_nonzero(out + off, len) >= 0 ? "left" : "wiped");
+			sotls_aead_clear(&a);
+			cases++;
+		}
+	}
+	printf("test_gcm: %zu AES-GCM length cases against the portable implementation\n",
+	       cases);
+}
+
 int main(void)
 {
 	rng_seed_from_env("test_gcm", 0x5eed06c3a5eedull);
@@ -909,6 +991,7 @@ int main(void)
 		cmocka_unit_test(test_init_errors),
 		cmocka_unit_test(test_seal_open_errors),
 		cmocka_unit_test(test_impls_agree),
+		cmocka_unit_test(test_aes_lengths_vs_portable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
