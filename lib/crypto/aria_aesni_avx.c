@@ -6,15 +6,8 @@
  * layer is then plain register XORs, and each substitution is one 16-lane
  * operation on one register.
  *
- * S-boxes. S1 is the AES S-box. AESENCLAST(x, k) = ShiftRows(SubBytes(x)) ^ k
- * and AESDECLAST(x, k) = InvShiftRows(InvSubBytes(x)) ^ k, so they give S1 and
- * S1^-1 with the lanes permuted (see "Lanes" below). S2(x) = B.x^247 ^ 0xe2
- * and x^247 = (x^-1)^8; squaring is linear over GF(2), so S2(x) = M.x^-1 ^ 0xe2
- * for a bit matrix M. With x^-1 = A_aes^-1.(S1(x) ^ 0x63), F = S2 o S1^-1 is an
- * affine map of bytes and S2 = F o S1; likewise S2^-1 = S1^-1 o G with
- * G = F^-1. An affine byte map costs two 16-entry PSHUFB lookups, one per
- * nibble. The tables below were computed offline from the RFC 5794
- * definitions and checked on all 256 inputs.
+ * S-boxes: AESENCLAST and AESDECLAST give S1 and S1^-1, S2 and S2^-1 add
+ * an affine map of bytes (aria_aesni_sbox.h).
  *
  * Round keys. A is linear and an involution, so A(s) ^ ek = A(s ^ A(ek)):
  * ek(r + 1), due at the start of round r + 1, can instead be added as
@@ -23,13 +16,9 @@
  * before F as L^-1(k), L being F's linear part: L^-1(k) = G(k) ^ G(0). Only
  * ek1 is added the ordinary way, to the counter.
  *
- * Lanes. AESENCLAST moves lane sigma(l) to lane l (sigma = ShiftRows), and
- * AESDECLAST sigma^-1(l) to l. The XORs of A need all sixteen registers in one
- * lane order, so after each substitution layer the registers at byte positions
- * 2 and 3 of each word are shuffled by sigma^2 (= sigma^-2): in odd rounds
- * those hold S1^-1, S2^-1 and everything ends up permuted by sigma; in even
- * rounds they hold S1, S2 and everything returns to the identity. ARIA has an
- * even number of rounds, so the output lanes are in counter order.
+ * Lanes: the AES instructions permute the 16 lanes, which a shuffle of half
+ * the registers after each substitution layer puts right again
+ * (aria_aesni_sbox.h).
  *
  * Counters. Within a call only the last four counter bytes change, so bytes
  * 0..11 of ctr ^ ek1 are the same in all lanes and their round-1 S-box outputs
@@ -44,6 +33,7 @@
 #include <stdint.h>
 
 #include "aria.h"
+#include "aria_aesni_sbox.h"
 #include "util.h"
 
 /* Per-call state: round keys broadcast to all lanes, ready for the S-box
@@ -75,24 +65,18 @@ static inline __m128i affine(__m128i x, __m128i lo, __m128i hi)
 		 _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(x, 4), m)));
 }
 
+#define TABLE(t) _mm_load_si128((const __m128i *)(t))
+
 /* F = S2 o S1^-1. */
 static inline __m128i map_f(__m128i x)
 {
-	return affine(x,
-		      _mm_setr_epi8((char)0x88, 0x0d, 0x37, (char)0xb2, 0x00, (char)0x85, (char)0xbf, 0x3a,
-				    (char)0xa8, 0x2d, 0x17, (char)0x92, 0x20, (char)0xa5, (char)0x9f, 0x1a),
-		      _mm_setr_epi8(0x00, 0x3e, (char)0xd4, (char)0xea, (char)0x84, (char)0xba, 0x50, 0x6e,
-				    (char)0xcd, (char)0xf3, 0x19, 0x27, 0x49, 0x77, (char)0x9d, (char)0xa3));
+	return affine(x, TABLE(ARIA_AES_F_LO), TABLE(ARIA_AES_F_HI));
 }
 
 /* G = F^-1 = S1 o S2^-1. */
 static inline __m128i map_g(__m128i x)
 {
-	return affine(x,
-		      _mm_setr_epi8(0x04, 0x45, (char)0xee, (char)0xaf, 0x17, 0x56, (char)0xfd, (char)0xbc,
-				    0x53, 0x12, (char)0xb9, (char)0xf8, 0x40, 0x01, (char)0xaa, (char)0xeb),
-		      _mm_setr_epi8(0x00, (char)0xb6, 0x08, (char)0xbe, (char)0xd6, 0x60, (char)0xde, 0x68,
-				    0x53, (char)0xe5, 0x5b, (char)0xed, (char)0x85, 0x33, (char)0x8d, 0x3b));
+	return affine(x, TABLE(ARIA_AES_G_LO), TABLE(ARIA_AES_G_HI));
 }
 
 /* The four S-boxes with a round key k added to the output; lanes permuted
@@ -117,10 +101,10 @@ static inline __m128i sb4(__m128i x, __m128i k)
 	return _mm_aesdeclast_si128(map_g(x), k);
 }
 
-/* sigma^2 as a PSHUFB control: swaps columns 0, 2 and 1, 3 in rows 1 and 3. */
+/* sigma^2 (aria_aesni_sbox.h). */
 static inline __m128i lane_fix(__m128i x)
 {
-	return _mm_shuffle_epi8(x, _mm_setr_epi8(0, 9, 2, 11, 4, 13, 6, 15, 8, 1, 10, 3, 12, 5, 14, 7));
+	return _mm_shuffle_epi8(x, TABLE(ARIA_AES_LANE_FIX));
 }
 
 /* Substitution layers with the round key, leaving all lanes in one order. */
