@@ -1,6 +1,8 @@
 /*
- * Byte-sliced ARIA in CTR mode with GFNI S-boxes, written once for every
- * vector width. aria_gfni_avx512.c and aria_gfni_avx2.c include this file
+ * Byte-sliced ARIA in CTR mode, written once for every vector width and for
+ * two ways of computing the S-boxes: GFNI, or the AES instructions plus
+ * affine byte maps (aria_aesni_sbox.h). aria_gfni_avx512.c,
+ * aria_gfni_avx2.c, aria_aesni_avx2.c and aria_vaes_avx2.c include this file
  * once per width and instruction set (see the template part below); each
  * inclusion defines static functions named through SL_FN.
  *
@@ -9,8 +11,8 @@
  * the diffusion layer, a 16x16 binary matrix on bytes, is plain vector XOR.
  */
 
-#ifndef SOTLS_CRYPTO_ARIA_GFNI_SLICED_ONCE
-#define SOTLS_CRYPTO_ARIA_GFNI_SLICED_ONCE
+#ifndef SOTLS_CRYPTO_ARIA_SLICED_ONCE
+#define SOTLS_CRYPTO_ARIA_SLICED_ONCE
 
 #include <immintrin.h>
 #include <stddef.h>
@@ -75,13 +77,19 @@ struct aria_sl_ctx {
 	uint8_t c1[16];
 };
 
-#endif /* SOTLS_CRYPTO_ARIA_GFNI_SLICED_ONCE */
+/* The S-box methods, for SL_SBOX. */
+#define ARIA_SL_GFNI 0
+#define ARIA_SL_AESNI 1 /* AESENCLAST on xmm, each 128-bit lane apart */
+#define ARIA_SL_VAES 2  /* VAES's AESENCLAST on whole ymm registers */
+
+#endif /* SOTLS_CRYPTO_ARIA_SLICED_ONCE */
 
 /*
  * Template part, expanded once per inclusion. The includer defines SL_WIDTH,
- * 512 or 256, and for 256 also SL_TERNLOG: 1 where AVX-512VL's VPTERNLOGD
- * may be used, 0 for plain AVX2. The end of this file undefines both and
- * everything below that depends on them.
+ * 512, 256 or 128, for 256 also SL_TERNLOG: 1 where AVX-512VL's VPTERNLOGD
+ * may be used, 0 for plain AVX2, and optionally SL_SBOX, one of the
+ * ARIA_SL_* methods above (GFNI if not defined; 512 is GFNI only). The end
+ * of this file undefines them and everything below that depends on them.
  *
  * The algorithm sees vectors of SL_LANES 128-bit lanes through:
  *   vzero() vbcast8(byte) vbcast128(const uint8_t *)
@@ -93,6 +101,10 @@ struct aria_sl_ctx {
  *   SL_FN(xor_store_part)(out, in, v, nb): out = in ^ v for the first
  *     nb < SL_LANES blocks only, touching no byte beyond them
  */
+#ifndef SL_SBOX
+#define SL_SBOX ARIA_SL_GFNI
+#endif
+
 #if SL_WIDTH == 512
 
 #define SL_VEC __m512i
@@ -134,6 +146,8 @@ static inline void SL_FN(xor_store_part)(uint8_t *out, const uint8_t *in, SL_VEC
 
 #define SL_VEC __m256i
 #define SL_LANES 2
+#define vshuf8 _mm256_shuffle_epi8
+#define vsrl16 _mm256_srli_epi16
 #define vzero() _mm256_setzero_si256()
 #define vbcast8(b) _mm256_set1_epi8((char)(b))
 #define vbcast128(p) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p)))
@@ -173,9 +187,67 @@ static inline void SL_FN(xor_store_part)(uint8_t *out, const uint8_t *in, SL_VEC
 			 _mm_xor_si128(_mm256_castsi256_si128(v), _mm_loadu_si128((const __m128i *)in)));
 }
 
-#else
-#error "SL_WIDTH must be 512 or 256"
+#if SL_SBOX == ARIA_SL_AESNI
+/* Without VAES, the two 128-bit lanes go through the xmm instruction apart. */
+#define vaesenclast0(x) aria_aes_ymm_halves((x), 0)
+#define vaesdeclast0(x) aria_aes_ymm_halves((x), 1)
+
+static ARIA_SL_INLINE __m256i aria_aes_ymm_halves(__m256i x, int dec)
+{
+	const __m128i z = _mm_setzero_si128(), lo = _mm256_castsi256_si128(x),
+		      hi = _mm256_extracti128_si256(x, 1);
+
+	return dec ? _mm256_set_m128i(_mm_aesdeclast_si128(hi, z), _mm_aesdeclast_si128(lo, z))
+		   : _mm256_set_m128i(_mm_aesenclast_si128(hi, z), _mm_aesenclast_si128(lo, z));
+}
+#elif SL_SBOX == ARIA_SL_VAES
+#define vaesenclast0(x) _mm256_aesenclast_epi128((x), _mm256_setzero_si256())
+#define vaesdeclast0(x) _mm256_aesdeclast_epi128((x), _mm256_setzero_si256())
 #endif
+
+#elif SL_WIDTH == 128
+
+/* 16-block batches, for the tails of the AES-NI ymm code. */
+#define SL_VEC __m128i
+#define SL_LANES 1
+#define SL_FN(name) aria_##name##_xmm
+#define vzero() _mm_setzero_si128()
+#define vbcast8(b) _mm_set1_epi8((char)(b))
+#define vbcast128(p) _mm_loadu_si128((const __m128i *)(p))
+#define vxor(a, b) _mm_xor_si128((a), (b))
+#define vxor3(a, b, c) _mm_xor_si128(_mm_xor_si128((a), (b)), (c))
+#define vand(a, b) _mm_and_si128((a), (b))
+#define vadd8(a, b) _mm_add_epi8((a), (b))
+#define vsub8(a, b) _mm_sub_epi8((a), (b))
+#define vcmpgt8(a, b) _mm_cmpgt_epi8((a), (b))
+#define vcmpeq8(a, b) _mm_cmpeq_epi8((a), (b))
+#define vunpacklo8 _mm_unpacklo_epi8
+#define vunpackhi8 _mm_unpackhi_epi8
+#define vunpacklo16 _mm_unpacklo_epi16
+#define vunpackhi16 _mm_unpackhi_epi16
+#define vunpacklo32 _mm_unpacklo_epi32
+#define vunpackhi32 _mm_unpackhi_epi32
+#define vunpacklo64 _mm_unpacklo_epi64
+#define vunpackhi64 _mm_unpackhi_epi64
+#define vloadu(p) _mm_loadu_si128((const __m128i *)(p))
+#define vstoreu(p, v) _mm_storeu_si128((__m128i *)(p), (v))
+#define vlow8(v) ((uint8_t)_mm_cvtsi128_si32(v))
+#define vshuf8 _mm_shuffle_epi8
+#define vsrl16 _mm_srli_epi16
+#define vaesenclast0(x) _mm_aesenclast_si128((x), _mm_setzero_si128())
+#define vaesdeclast0(x) _mm_aesdeclast_si128((x), _mm_setzero_si128())
+
+/* One-block vectors leave nothing over: never called. */
+static inline void SL_FN(xor_store_part)(uint8_t *out, const uint8_t *in, SL_VEC v, size_t nb)
+{
+	(void)out, (void)in, (void)v, (void)nb;
+}
+
+#else
+#error "SL_WIDTH must be 512, 256 or 128"
+#endif
+
+#if SL_SBOX == ARIA_SL_GFNI
 
 static ARIA_SL_INLINE SL_VEC SL_FN(s1)(SL_VEC x)
 {
@@ -197,6 +269,48 @@ static ARIA_SL_INLINE SL_VEC SL_FN(s2inv)(SL_VEC x)
 	return vaffinv(vaff(x, ARIA_GF_S2INV, ARIA_GF_S2INV_C), ARIA_GF_ID, 0);
 }
 
+/* GFNI keeps every byte in place. */
+#define SL_LANE_FIX(x) (x)
+
+#else /* AES-NI or VAES */
+
+#include "aria_aesni_sbox.h"
+
+/* An affine map of bytes as two nibble lookups (aria_aesni_sbox.h). */
+static ARIA_SL_INLINE SL_VEC SL_FN(affine)(SL_VEC x, const uint8_t lo[16], const uint8_t hi[16])
+{
+	const SL_VEC m = vbcast8(0x0f);
+
+	return vxor(vshuf8(vbcast128(lo), vand(x, m)), vshuf8(vbcast128(hi), vand(vsrl16(x, 4), m)));
+}
+
+/* S1 and S2 leave the bytes of each lane permuted by sigma, S1^-1 and S2^-1
+ * by sigma^-1; SL_LANE_FIX on the latter half of each substitution layer
+ * brings all to one order (aria_aesni_sbox.h). */
+static ARIA_SL_INLINE SL_VEC SL_FN(s1)(SL_VEC x)
+{
+	return vaesenclast0(x);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s2)(SL_VEC x)
+{
+	return SL_FN(affine)(vaesenclast0(x), ARIA_AES_F_LO, ARIA_AES_F_HI);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s1inv)(SL_VEC x)
+{
+	return vaesdeclast0(x);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s2inv)(SL_VEC x)
+{
+	return vaesdeclast0(SL_FN(affine)(x, ARIA_AES_G_LO, ARIA_AES_G_HI));
+}
+
+#define SL_LANE_FIX(x) vshuf8((x), vbcast128(ARIA_AES_LANE_FIX))
+
+#endif
+
 /* Substitution layer of the odd rounds: S1, S2, S1^-1, S2^-1 repeated. */
 static ARIA_SL_INLINE void SL_FN(sl1)(SL_VEC x[16])
 {
@@ -204,8 +318,8 @@ static ARIA_SL_INLINE void SL_FN(sl1)(SL_VEC x[16])
 	for (int j = 0; j < 16; j += 4) {
 		x[j] = SL_FN(s1)(x[j]);
 		x[j + 1] = SL_FN(s2)(x[j + 1]);
-		x[j + 2] = SL_FN(s1inv)(x[j + 2]);
-		x[j + 3] = SL_FN(s2inv)(x[j + 3]);
+		x[j + 2] = SL_LANE_FIX(SL_FN(s1inv)(x[j + 2]));
+		x[j + 3] = SL_LANE_FIX(SL_FN(s2inv)(x[j + 3]));
 	}
 }
 
@@ -216,8 +330,8 @@ static ARIA_SL_INLINE void SL_FN(sl2)(SL_VEC x[16])
 	for (int j = 0; j < 16; j += 4) {
 		x[j] = SL_FN(s1inv)(x[j]);
 		x[j + 1] = SL_FN(s2inv)(x[j + 1]);
-		x[j + 2] = SL_FN(s1)(x[j + 2]);
-		x[j + 3] = SL_FN(s2)(x[j + 3]);
+		x[j + 2] = SL_LANE_FIX(SL_FN(s1)(x[j + 2]));
+		x[j + 3] = SL_LANE_FIX(SL_FN(s2)(x[j + 3]));
 	}
 }
 
@@ -302,8 +416,10 @@ static _Alignas(64) const uint8_t SL_FN(ctr_idx)[16 * SL_LANES] = {
 #if SL_LANES == 4
 	ARIA_SL_IDX_LANE(4, 0), ARIA_SL_IDX_LANE(4, 1), ARIA_SL_IDX_LANE(4, 2),
 	ARIA_SL_IDX_LANE(4, 3),
-#else
+#elif SL_LANES == 2
 	ARIA_SL_IDX_LANE(2, 0), ARIA_SL_IDX_LANE(2, 1),
+#else
+	ARIA_SL_IDX_LANE(1, 0),
 #endif
 };
 
@@ -333,8 +449,8 @@ static ARIA_SL_INLINE void SL_FN(round1)(SL_VEC x[16], const struct aria_sl_ctx 
 
 	b12 = SL_FN(s1)(vxor(b12, vbcast8(cx->rk[0][12])));
 	b13 = SL_FN(s2)(vxor(b13, vbcast8(cx->rk[0][13])));
-	b14 = SL_FN(s1inv)(vxor(b14, vbcast8(cx->rk[0][14])));
-	b15 = SL_FN(s2inv)(vxor(b15, vbcast8(cx->rk[0][15])));
+	b14 = SL_LANE_FIX(SL_FN(s1inv)(vxor(b14, vbcast8(cx->rk[0][14]))));
+	b15 = SL_LANE_FIX(SL_FN(s2inv)(vxor(b15, vbcast8(cx->rk[0][15]))));
 
 	const SL_VEC u1314 = vxor(b13, b14), u1215 = vxor(b12, b15), u1415 = vxor(b14, b15),
 		     u1213 = vxor(b12, b13), u1315 = vxor(b13, b15), u1214 = vxor(b12, b14);
@@ -437,6 +553,12 @@ static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t 
 
 #undef SL_WIDTH
 #undef SL_TERNLOG
+#undef SL_SBOX
+#undef SL_LANE_FIX
+#undef vshuf8
+#undef vsrl16
+#undef vaesenclast0
+#undef vaesdeclast0
 #undef SL_VEC
 #undef SL_LANES
 #undef SL_FN
