@@ -69,6 +69,8 @@ static const struct ctr32_impl CTR_IMPLS[] = {
 	{0, "ctr32_generic", CTR_FN(sotls_aria_ctr32_generic)},
 	{SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE, "ctr32_aesni_avx",
 	 CTR_FN(sotls_aria_ctr32_aesni_avx)},
+	{SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3, "ctr32_aesni_avx2",
+	 CTR_FN(sotls_aria_ctr32_aesni_avx2)},
 	{SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3, "ctr32_gfni_avx2",
 	 CTR_FN(sotls_aria_ctr32_gfni_avx2)},
 	{SOTLS_CPU_GFNI | SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3,
