@@ -6,21 +6,29 @@
  * transpose) runs on whole ymm registers. What is left after the full
  * batches goes through one ymm batch if it is more than 16 blocks, else
  * through a 16-block xmm batch, which costs about half as much.
+ *
+ * aria_vaes_avx2.c compiles this file again with VAES S-boxes for the ymm
+ * batches, through ARIA_AVX2_SBOX and ARIA_AVX2_CTR32.
  */
 #include "aria.h"
 #include "util.h"
 
+#ifndef ARIA_AVX2_SBOX
+#define ARIA_AVX2_SBOX ARIA_SL_AESNI
+#define ARIA_AVX2_CTR32 sotls_aria_ctr32_aesni_avx2
+#endif
+
 #define SL_WIDTH 256
 #define SL_TERNLOG 0
-#define SL_SBOX ARIA_SL_AESNI
+#define SL_SBOX ARIA_AVX2_SBOX
 #include "aria_sliced.h"
 
 #define SL_WIDTH 128
 #define SL_SBOX ARIA_SL_AESNI
 #include "aria_sliced.h"
 
-void sotls_aria_ctr32_aesni_avx2(const struct sotls_aria_key *k, uint8_t ctr[16],
-				 const uint8_t *in, uint8_t *out, size_t nblocks)
+void ARIA_AVX2_CTR32(const struct sotls_aria_key *k, uint8_t ctr[16], const uint8_t *in,
+		     uint8_t *out, size_t nblocks)
 {
 	struct aria_sl_ctx cx;
 	uint32_t c;

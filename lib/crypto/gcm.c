@@ -37,6 +37,7 @@
 ADAPT(aria, sotls_aria_ctr32_generic)
 ADAPT(aria, sotls_aria_ctr32_aesni_avx)
 ADAPT(aria, sotls_aria_ctr32_aesni_avx2)
+ADAPT(aria, sotls_aria_ctr32_vaes_avx2)
 ADAPT(aria, sotls_aria_ctr32_gfni_avx2)
 ADAPT(aria, sotls_aria_ctr32_gfni_avx512)
 ADAPT(aes, sotls_aes_ctr32_ct64)
@@ -54,6 +55,9 @@ static const struct sotls_gcm_ctr CTRS_ARIA[] = {
 	 sotls_aria_ctr32_gfni_avx512_u, false},
 	{{"aria-gfni-avx2", SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3},
 	 sotls_aria_ctr32_gfni_avx2_u, false},
+	{{"aria-vaes-avx2", SOTLS_CPU_VAES | SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX |
+				    SOTLS_CPU_SSSE3},
+	 sotls_aria_ctr32_vaes_avx2_u, false},
 	{{"aria-aesni-avx2", SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3},
 	 sotls_aria_ctr32_aesni_avx2_u, false},
 	{{"aria-aesni-avx", SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE},

@@ -71,6 +71,8 @@ static const struct ctr32_impl CTR_IMPLS[] = {
 	 CTR_FN(sotls_aria_ctr32_aesni_avx)},
 	{SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3, "ctr32_aesni_avx2",
 	 CTR_FN(sotls_aria_ctr32_aesni_avx2)},
+	{SOTLS_CPU_VAES | SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3,
+	 "ctr32_vaes_avx2", CTR_FN(sotls_aria_ctr32_vaes_avx2)},
 	{SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3, "ctr32_gfni_avx2",
 	 CTR_FN(sotls_aria_ctr32_gfni_avx2)},
 	{SOTLS_CPU_GFNI | SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3,
