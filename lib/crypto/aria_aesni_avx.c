@@ -9,12 +9,9 @@
  * S-boxes: AESENCLAST and AESDECLAST give S1 and S1^-1, S2 and S2^-1 add
  * an affine map of bytes (aria_aesni_sbox.h).
  *
- * Round keys. A is linear and an involution, so A(s) ^ ek = A(s ^ A(ek)):
- * ek(r + 1), due at the start of round r + 1, can instead be added as
- * A(ek(r + 1)) to the S-box outputs of round r, where AESENCLAST / AESDECLAST
- * add it for nothing. Where F follows AESENCLAST (S2), the key k must enter
- * before F as L^-1(k), L being F's linear part: L^-1(k) = G(k) ^ G(0). Only
- * ek1 is added the ordinary way, to the counter.
+ * Round keys: AESENCLAST / AESDECLAST add them for nothing, as the keys of
+ * the next round pushed back through A (aria_aesni_sbox.h). Only ek1 is
+ * added the ordinary way, to the counter.
  *
  * Lanes: the AES instructions permute the 16 lanes, which a shuffle of half
  * the registers after each substitution layer puts right again
@@ -45,7 +42,7 @@ struct aria_batch_keys {
 	__m128i r1_key[4];
 	/* ek1 bytes 12..15 as a big-endian number, XORed into the counters. */
 	uint32_t ek1_low;
-	/* key[r - 2][j]: byte j of sbox_key() for round r = 2 .. rounds.
+	/* key[r - 2][j]: byte j of aria_aes_sbox_key() for round r = 2 .. rounds.
 	 * Last, so that wiping can stop after the rounds in use. */
 	__m128i key[SOTLS_ARIA_MAX_ROUNDS - 1][16];
 };
@@ -54,30 +51,6 @@ struct aria_batch_keys {
 #define UNSLICED_MAX_BLOCKS 4
 
 #define X(a, b) _mm_xor_si128((a), (b))
-
-/* An affine map of bytes is the XOR of its values on the two nibbles (the
- * constant folded into lo): two 16-entry lookups, in every lane. */
-static inline __m128i affine(__m128i x, __m128i lo, __m128i hi)
-{
-	const __m128i m = _mm_set1_epi8(0x0f);
-
-	return X(_mm_shuffle_epi8(lo, _mm_and_si128(x, m)),
-		 _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(x, 4), m)));
-}
-
-#define TABLE(t) _mm_load_si128((const __m128i *)(t))
-
-/* F = S2 o S1^-1. */
-static inline __m128i map_f(__m128i x)
-{
-	return affine(x, TABLE(ARIA_AES_F_LO), TABLE(ARIA_AES_F_HI));
-}
-
-/* G = F^-1 = S1 o S2^-1. */
-static inline __m128i map_g(__m128i x)
-{
-	return affine(x, TABLE(ARIA_AES_G_LO), TABLE(ARIA_AES_G_HI));
-}
 
 /* The four S-boxes with a round key k added to the output; lanes permuted
  * by sigma (S1, S2) or sigma^-1 (S1^-1, S2^-1). For S2, k is pre-mapped. */
@@ -88,7 +61,7 @@ static inline __m128i sb1(__m128i x, __m128i k)
 
 static inline __m128i sb2(__m128i x, __m128i k)
 {
-	return map_f(_mm_aesenclast_si128(x, k));
+	return aria_aes_map_f(_mm_aesenclast_si128(x, k));
 }
 
 static inline __m128i sb3(__m128i x, __m128i k)
@@ -98,13 +71,13 @@ static inline __m128i sb3(__m128i x, __m128i k)
 
 static inline __m128i sb4(__m128i x, __m128i k)
 {
-	return _mm_aesdeclast_si128(map_g(x), k);
+	return _mm_aesdeclast_si128(aria_aes_map_g(x), k);
 }
 
 /* sigma^2 (aria_aesni_sbox.h). */
 static inline __m128i lane_fix(__m128i x)
 {
-	return _mm_shuffle_epi8(x, TABLE(ARIA_AES_LANE_FIX));
+	return _mm_shuffle_epi8(x, ARIA_AES_VEC(ARIA_AES_LANE_FIX));
 }
 
 /* Substitution layers with the round key, leaving all lanes in one order. */
@@ -178,21 +151,6 @@ static inline void diffuse(const __m128i x[16], __m128i y[16])
 	y[15] = X(X(x[2], t13), t21);
 }
 
-/* A on one unsliced block: A is the sum of these seven byte permutations. */
-static inline __m128i diffuse_block(__m128i v)
-{
-	__m128i p0 = _mm_shuffle_epi8(v, _mm_setr_epi8(8, 7, 4, 11, 14, 10, 9, 13, 15, 6, 3, 2, 12, 0, 5, 1));
-	__m128i p1 = _mm_shuffle_epi8(v, _mm_setr_epi8(14, 12, 10, 7, 15, 1, 0, 11, 4, 5, 13, 9, 6, 8, 3, 2));
-	__m128i p2 = _mm_shuffle_epi8(v, _mm_setr_epi8(3, 5, 11, 10, 0, 15, 7, 1, 13, 14, 8, 12, 2, 6, 9, 4));
-	__m128i p3 = _mm_shuffle_epi8(v, _mm_setr_epi8(13, 9, 1, 0, 8, 14, 2, 6, 7, 12, 15, 3, 11, 10, 4, 5));
-	__m128i p4 = _mm_shuffle_epi8(v, _mm_setr_epi8(6, 2, 15, 13, 11, 9, 10, 12, 1, 0, 5, 4, 7, 3, 14, 8));
-	__m128i p5 = _mm_shuffle_epi8(v, _mm_setr_epi8(4, 15, 12, 5, 2, 3, 13, 8, 0, 1, 6, 14, 9, 7, 11, 10));
-	__m128i p6 = _mm_shuffle_epi8(v, _mm_setr_epi8(9, 8, 6, 14, 5, 4, 12, 3, 10, 11, 2, 7, 1, 13, 0, 15));
-
-	/* As a tree, for the latency of the unsliced path. */
-	return X(X(X(p0, p1), X(p2, p3)), X(X(p4, p5), p6));
-}
-
 /*
  * A substitution layer on one unsliced block, each byte in place: the
  * pre-shuffles cancel the (Inv)ShiftRows of the AES instructions. S2 = F o S1
@@ -208,10 +166,10 @@ static inline __m128i subst_block(__m128i v, int odd)
 	const __m128i b1 = _mm_set1_epi32(0x8000), b3 = _mm_set1_epi32((int)0x80000000);
 	const __m128i inverse = odd ? _mm_set1_epi32((int)0x80800000) : _mm_set1_epi32(0x8080);
 	__m128i e = _mm_aesenclast_si128(_mm_shuffle_epi8(v, inv_sr), zero);
-	__m128i d = _mm_blendv_epi8(v, map_g(v), odd ? b3 : b1);
+	__m128i d = _mm_blendv_epi8(v, aria_aes_map_g(v), odd ? b3 : b1);
 
 	d = _mm_aesdeclast_si128(_mm_shuffle_epi8(d, sr), zero);
-	e = _mm_blendv_epi8(e, map_f(e), odd ? b1 : b3);
+	e = _mm_blendv_epi8(e, aria_aes_map_f(e), odd ? b1 : b3);
 	return _mm_blendv_epi8(e, d, inverse);
 }
 
@@ -222,28 +180,16 @@ static inline void broadcast_bytes(__m128i v, __m128i *out, int first, int n)
 		out[i] = _mm_shuffle_epi8(v, _mm_set1_epi8((char)(first + i)));
 }
 
-/*
- * kv is the key round r's S-box instructions add: A(ek(r + 1)), or ek(n + 1)
- * in the last round. Its S2 bytes (1 of each word in odd rounds, 3 in even
- * ones) go in before F, as L^-1(k) = G(k) ^ G(0).
- */
-static inline __m128i sbox_key(__m128i kv, unsigned r)
-{
-	const __m128i s2 = (r & 1) ? _mm_set1_epi32(0x8000) : _mm_set1_epi32((int)0x80000000);
-
-	return _mm_blendv_epi8(kv, X(map_g(kv), _mm_set1_epi8(0x04)), s2);
-}
-
 static void prepare(struct aria_batch_keys *bk, const struct sotls_aria_key *k, const uint8_t ctr[16])
 {
 	const unsigned n = k->rounds;
-	__m128i a_ek2 = diffuse_block(_mm_loadu_si128((const __m128i *)k->rk[1]));
+	__m128i a_ek2 = aria_aes_diffuse_block(_mm_loadu_si128((const __m128i *)k->rk[1]));
 
-	broadcast_bytes(sbox_key(a_ek2, 1), bk->r1_key, 12, 4);
+	broadcast_bytes(aria_aes_sbox_key(a_ek2, 1), bk->r1_key, 12, 4);
 	for (unsigned r = 2; r <= n; r++) {
 		__m128i ek = _mm_loadu_si128((const __m128i *)k->rk[r]);
 
-		broadcast_bytes(sbox_key(r < n ? diffuse_block(ek) : ek, r), bk->key[r - 2], 0, 16);
+		broadcast_bytes(aria_aes_sbox_key(r < n ? aria_aes_diffuse_block(ek) : ek, r), bk->key[r - 2], 0, 16);
 	}
 
 	/* Round 1 from bytes 0..11 only: bytes 12..15 are added per batch. */
@@ -251,7 +197,7 @@ static void prepare(struct aria_batch_keys *bk, const struct sotls_aria_key *k, 
 	__m128i s = X(subst_block(u, 1), a_ek2);
 
 	s = _mm_and_si128(s, _mm_setr_epi32(-1, -1, -1, 0));
-	broadcast_bytes(diffuse_block(s), bk->r1, 0, 16);
+	broadcast_bytes(aria_aes_diffuse_block(s), bk->r1, 0, 16);
 	bk->ek1_low = sotls_load_be32(k->rk[0] + 12);
 }
 
@@ -365,12 +311,12 @@ static inline void encrypt_unsliced(const struct sotls_aria_key *k, __m128i *x, 
 
 	for (; r + 2 < k->rounds; r += 2) {
 		for (int j = 0; j < w; j++)
-			x[j] = diffuse_block(subst_block(X(x[j], rk[r]), 1));
+			x[j] = aria_aes_diffuse_block(subst_block(X(x[j], rk[r]), 1));
 		for (int j = 0; j < w; j++)
-			x[j] = diffuse_block(subst_block(X(x[j], rk[r + 1]), 0));
+			x[j] = aria_aes_diffuse_block(subst_block(X(x[j], rk[r + 1]), 0));
 	}
 	for (int j = 0; j < w; j++) {
-		x[j] = diffuse_block(subst_block(X(x[j], rk[r]), 1));
+		x[j] = aria_aes_diffuse_block(subst_block(X(x[j], rk[r]), 1));
 		x[j] = X(subst_block(X(x[j], rk[r + 1]), 0), rk[r + 2]);
 	}
 }

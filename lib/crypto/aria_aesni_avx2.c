@@ -30,12 +30,15 @@
 void ARIA_AVX2_CTR32(const struct sotls_aria_key *k, uint8_t ctr[16], const uint8_t *in,
 		     uint8_t *out, size_t nblocks)
 {
+	uint8_t sk[SOTLS_ARIA_MAX_ROUNDS - 1][16];
 	struct aria_sl_ctx cx;
 	uint32_t c;
 
 	if (nblocks == 0)
 		return;
 	aria_prepare_ymm(&cx, k, ctr);
+	aria_aes_sbox_keys(sk, k);
+	cx.sk = (const uint8_t(*)[16])sk;
 	c = sotls_load_be32(ctr + 12);
 	while (nblocks > 16) {
 		const size_t nb = nblocks < 32 ? nblocks : 32;
@@ -52,4 +55,5 @@ void ARIA_AVX2_CTR32(const struct sotls_aria_key *k, uint8_t ctr[16], const uint
 	}
 	sotls_store_be32(ctr + 12, c);
 	sotls_wipe(&cx, sizeof(cx));
+	sotls_wipe(sk, (k->rounds - 1) * sizeof(sk[0]));
 }

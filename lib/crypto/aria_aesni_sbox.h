@@ -22,11 +22,22 @@
  * rounds those hold S1^-1, S2^-1 and everything ends up permuted by sigma;
  * in even rounds they hold S1, S2 and everything returns to the identity.
  * ARIA has an even number of rounds, so the output is in block order.
+ *
+ * Round keys. A is linear and an involution, so A(s) ^ ek = A(s ^ A(ek)):
+ * ek(r + 1), due at the start of round r + 1, can instead be added as
+ * A(ek(r + 1)) to the S-box outputs of round r, where AESENCLAST / AESDECLAST
+ * add it for nothing. Where F follows AESENCLAST (S2), the key k must enter
+ * before F as L^-1(k), L being F's linear part: L^-1(k) = G(k) ^ G(0).
+ *
+ * Includers are compiled with AES-NI, SSSE3 and SSE4.1 at least.
  */
 #ifndef SOTLS_CRYPTO_ARIA_AESNI_SBOX_H
 #define SOTLS_CRYPTO_ARIA_AESNI_SBOX_H
 
+#include <immintrin.h>
 #include <stdint.h>
+
+#include "aria.h"
 
 /* F = S2 o S1^-1, on the low and the high nibble. */
 static _Alignas(16) const uint8_t ARIA_AES_F_LO[16] = {
@@ -47,5 +58,69 @@ static _Alignas(16) const uint8_t ARIA_AES_G_HI[16] = {
 /* sigma^2 as a PSHUFB control: swaps columns 0, 2 and 1, 3 in rows 1 and 3. */
 static _Alignas(16) const uint8_t ARIA_AES_LANE_FIX[16] = {
 	0, 9, 2, 11, 4, 13, 6, 15, 8, 1, 10, 3, 12, 5, 14, 7};
+
+#define ARIA_AES_VEC(t) _mm_load_si128((const __m128i *)(t))
+
+/* An affine map of bytes is the XOR of its values on the two nibbles (the
+ * constant folded into lo): two 16-entry lookups, in every lane. */
+static inline __m128i aria_aes_affine(__m128i x, __m128i lo, __m128i hi)
+{
+	const __m128i m = _mm_set1_epi8(0x0f);
+
+	return _mm_xor_si128(_mm_shuffle_epi8(lo, _mm_and_si128(x, m)),
+			     _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(x, 4), m)));
+}
+
+/* F = S2 o S1^-1. */
+static inline __m128i aria_aes_map_f(__m128i x)
+{
+	return aria_aes_affine(x, ARIA_AES_VEC(ARIA_AES_F_LO), ARIA_AES_VEC(ARIA_AES_F_HI));
+}
+
+/* G = F^-1 = S1 o S2^-1. */
+static inline __m128i aria_aes_map_g(__m128i x)
+{
+	return aria_aes_affine(x, ARIA_AES_VEC(ARIA_AES_G_LO), ARIA_AES_VEC(ARIA_AES_G_HI));
+}
+
+/* A on one unsliced block: A is the sum of these seven byte permutations. */
+static inline __m128i aria_aes_diffuse_block(__m128i v)
+{
+	__m128i p0 = _mm_shuffle_epi8(v, _mm_setr_epi8(8, 7, 4, 11, 14, 10, 9, 13, 15, 6, 3, 2, 12, 0, 5, 1));
+	__m128i p1 = _mm_shuffle_epi8(v, _mm_setr_epi8(14, 12, 10, 7, 15, 1, 0, 11, 4, 5, 13, 9, 6, 8, 3, 2));
+	__m128i p2 = _mm_shuffle_epi8(v, _mm_setr_epi8(3, 5, 11, 10, 0, 15, 7, 1, 13, 14, 8, 12, 2, 6, 9, 4));
+	__m128i p3 = _mm_shuffle_epi8(v, _mm_setr_epi8(13, 9, 1, 0, 8, 14, 2, 6, 7, 12, 15, 3, 11, 10, 4, 5));
+	__m128i p4 = _mm_shuffle_epi8(v, _mm_setr_epi8(6, 2, 15, 13, 11, 9, 10, 12, 1, 0, 5, 4, 7, 3, 14, 8));
+	__m128i p5 = _mm_shuffle_epi8(v, _mm_setr_epi8(4, 15, 12, 5, 2, 3, 13, 8, 0, 1, 6, 14, 9, 7, 11, 10));
+	__m128i p6 = _mm_shuffle_epi8(v, _mm_setr_epi8(9, 8, 6, 14, 5, 4, 12, 3, 10, 11, 2, 7, 1, 13, 0, 15));
+
+	/* As a tree, for the latency of the unsliced path. */
+	return _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(p0, p1), _mm_xor_si128(p2, p3)),
+			     _mm_xor_si128(_mm_xor_si128(p4, p5), p6));
+}
+
+/*
+ * kv is the key round r's S-box instructions add: A(ek(r + 1)), or ek(n + 1)
+ * in the last round. Its S2 bytes (1 of each word in odd rounds, 3 in even
+ * ones) go in before F, as L^-1(k) = G(k) ^ G(0).
+ */
+static inline __m128i aria_aes_sbox_key(__m128i kv, unsigned r)
+{
+	const __m128i s2 = (r & 1) ? _mm_set1_epi32(0x8000) : _mm_set1_epi32((int)0x80000000);
+
+	return _mm_blendv_epi8(kv, _mm_xor_si128(aria_aes_map_g(kv), _mm_set1_epi8(0x04)), s2);
+}
+
+/* The keys of rounds 2 .. n's S-box instructions, sk[r - 2] for round r:
+ * aria_aes_sbox_key of A(ek(r + 1)), or of ek(n + 1) for the last round. */
+static inline void aria_aes_sbox_keys(uint8_t sk[][16], const struct sotls_aria_key *k)
+{
+	for (unsigned r = 2; r <= k->rounds; r++) {
+		const __m128i ek = _mm_loadu_si128((const __m128i *)k->rk[r]);
+
+		_mm_storeu_si128((__m128i *)sk[r - 2],
+				 aria_aes_sbox_key(r < k->rounds ? aria_aes_diffuse_block(ek) : ek, r));
+	}
+}
 
 #endif

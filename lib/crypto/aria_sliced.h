@@ -75,7 +75,13 @@ struct aria_sl_ctx {
 	/* Round 1's output restricted to the counter bytes 0..11, which are
 	 * the same in every block of the call, with ek2 added. */
 	uint8_t c1[16];
+	/* With the AES S-boxes, the round keys they add, sk[r - 2] for
+	 * round r (aria_aes_sbox_keys); NULL with GFNI. */
+	const uint8_t (*sk)[16];
 };
+
+/* A zero round key: A alone is diffuse_key with it (the XORs fold). */
+static const uint8_t ARIA_SL_NO_KEY[16];
 
 /* The S-box methods, for SL_SBOX. */
 #define ARIA_SL_GFNI 0
@@ -187,22 +193,24 @@ static inline void SL_FN(xor_store_part)(uint8_t *out, const uint8_t *in, SL_VEC
 			 _mm_xor_si128(_mm256_castsi256_si128(v), _mm_loadu_si128((const __m128i *)in)));
 }
 
+/* vaes{enc,dec}lastk(x, kb): the AES instruction with the key byte kb in
+ * every byte: a broadcast at the point of use, which measured as fast as
+ * keeping whole broadcast round keys per call, without their set-up. */
 #if SL_SBOX == ARIA_SL_AESNI
 /* Without VAES, the two 128-bit lanes go through the xmm instruction apart. */
-#define vaesenclast0(x) aria_aes_ymm_halves((x), 0)
-#define vaesdeclast0(x) aria_aes_ymm_halves((x), 1)
+#define vaesenclastk(x, kb) aria_aes_ymm_halves((x), _mm_set1_epi8((char)(kb)), 0)
+#define vaesdeclastk(x, kb) aria_aes_ymm_halves((x), _mm_set1_epi8((char)(kb)), 1)
 
-static ARIA_SL_INLINE __m256i aria_aes_ymm_halves(__m256i x, int dec)
+static ARIA_SL_INLINE __m256i aria_aes_ymm_halves(__m256i x, __m128i k, int dec)
 {
-	const __m128i z = _mm_setzero_si128(), lo = _mm256_castsi256_si128(x),
-		      hi = _mm256_extracti128_si256(x, 1);
+	const __m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
 
-	return dec ? _mm256_set_m128i(_mm_aesdeclast_si128(hi, z), _mm_aesdeclast_si128(lo, z))
-		   : _mm256_set_m128i(_mm_aesenclast_si128(hi, z), _mm_aesenclast_si128(lo, z));
+	return dec ? _mm256_set_m128i(_mm_aesdeclast_si128(hi, k), _mm_aesdeclast_si128(lo, k))
+		   : _mm256_set_m128i(_mm_aesenclast_si128(hi, k), _mm_aesenclast_si128(lo, k));
 }
 #elif SL_SBOX == ARIA_SL_VAES
-#define vaesenclast0(x) _mm256_aesenclast_epi128((x), _mm256_setzero_si256())
-#define vaesdeclast0(x) _mm256_aesdeclast_epi128((x), _mm256_setzero_si256())
+#define vaesenclastk(x, kb) _mm256_aesenclast_epi128((x), _mm256_set1_epi8((char)(kb)))
+#define vaesdeclastk(x, kb) _mm256_aesdeclast_epi128((x), _mm256_set1_epi8((char)(kb)))
 #endif
 
 #elif SL_WIDTH == 128
@@ -234,8 +242,8 @@ static ARIA_SL_INLINE __m256i aria_aes_ymm_halves(__m256i x, int dec)
 #define vlow8(v) ((uint8_t)_mm_cvtsi128_si32(v))
 #define vshuf8 _mm_shuffle_epi8
 #define vsrl16 _mm_srli_epi16
-#define vaesenclast0(x) _mm_aesenclast_si128((x), _mm_setzero_si128())
-#define vaesdeclast0(x) _mm_aesdeclast_si128((x), _mm_setzero_si128())
+#define vaesenclastk(x, kb) _mm_aesenclast_si128((x), _mm_set1_epi8((char)(kb)))
+#define vaesdeclastk(x, kb) _mm_aesdeclast_si128((x), _mm_set1_epi8((char)(kb)))
 
 /* One-block vectors leave nothing over: never called. */
 static inline void SL_FN(xor_store_part)(uint8_t *out, const uint8_t *in, SL_VEC v, size_t nb)
@@ -284,30 +292,82 @@ static ARIA_SL_INLINE SL_VEC SL_FN(affine)(SL_VEC x, const uint8_t lo[16], const
 	return vxor(vshuf8(vbcast128(lo), vand(x, m)), vshuf8(vbcast128(hi), vand(vsrl16(x, 4), m)));
 }
 
-/* S1 and S2 leave the bytes of each lane permuted by sigma, S1^-1 and S2^-1
- * by sigma^-1; SL_LANE_FIX on the latter half of each substitution layer
- * brings all to one order (aria_aesni_sbox.h). */
+/*
+ * The S-boxes with a key byte kb added by the AES instruction itself (see
+ * "Round keys" in aria_aesni_sbox.h; for S2, kb is pre-mapped). S1 and S2
+ * leave the bytes of each lane permuted by sigma, S1^-1 and S2^-1 by
+ * sigma^-1; SL_LANE_FIX on the latter half of each substitution layer
+ * brings all to one order (aria_aesni_sbox.h).
+ */
+static ARIA_SL_INLINE SL_VEC SL_FN(s1k)(SL_VEC x, uint8_t kb)
+{
+	return vaesenclastk(x, kb);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s2k)(SL_VEC x, uint8_t kb)
+{
+	return SL_FN(affine)(vaesenclastk(x, kb), ARIA_AES_F_LO, ARIA_AES_F_HI);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s1invk)(SL_VEC x, uint8_t kb)
+{
+	return vaesdeclastk(x, kb);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s2invk)(SL_VEC x, uint8_t kb)
+{
+	return vaesdeclastk(SL_FN(affine)(x, ARIA_AES_G_LO, ARIA_AES_G_HI), kb);
+}
+
+#define SL_LANE_FIX(x) vshuf8((x), vbcast128(ARIA_AES_LANE_FIX))
+
+/* Without a key, for round 1 (whose keys are added as with GFNI). */
 static ARIA_SL_INLINE SL_VEC SL_FN(s1)(SL_VEC x)
 {
-	return vaesenclast0(x);
+	return SL_FN(s1k)(x, 0);
 }
 
 static ARIA_SL_INLINE SL_VEC SL_FN(s2)(SL_VEC x)
 {
-	return SL_FN(affine)(vaesenclast0(x), ARIA_AES_F_LO, ARIA_AES_F_HI);
+	return SL_FN(s2k)(x, 0);
 }
 
 static ARIA_SL_INLINE SL_VEC SL_FN(s1inv)(SL_VEC x)
 {
-	return vaesdeclast0(x);
+	return SL_FN(s1invk)(x, 0);
 }
 
 static ARIA_SL_INLINE SL_VEC SL_FN(s2inv)(SL_VEC x)
 {
-	return vaesdeclast0(SL_FN(affine)(x, ARIA_AES_G_LO, ARIA_AES_G_HI));
+	return SL_FN(s2invk)(x, 0);
 }
 
-#define SL_LANE_FIX(x) vshuf8((x), vbcast128(ARIA_AES_LANE_FIX))
+/*
+ * The substitution layers of rounds 2 .. n with the round keys k added by
+ * the AES instructions (aria_aes_sbox_keys): odd rounds S1, S2, S1^-1,
+ * S2^-1 repeated, even ones S1^-1, S2^-1, S1, S2.
+ */
+static ARIA_SL_INLINE void SL_FN(sl1k)(SL_VEC x[16], const uint8_t k[16])
+{
+	ARIA_SL_UNROLL
+	for (int j = 0; j < 16; j += 4) {
+		x[j] = SL_FN(s1k)(x[j], k[j]);
+		x[j + 1] = SL_FN(s2k)(x[j + 1], k[j + 1]);
+		x[j + 2] = SL_LANE_FIX(SL_FN(s1invk)(x[j + 2], k[j + 2]));
+		x[j + 3] = SL_LANE_FIX(SL_FN(s2invk)(x[j + 3], k[j + 3]));
+	}
+}
+
+static ARIA_SL_INLINE void SL_FN(sl2k)(SL_VEC x[16], const uint8_t k[16])
+{
+	ARIA_SL_UNROLL
+	for (int j = 0; j < 16; j += 4) {
+		x[j] = SL_FN(s1invk)(x[j], k[j]);
+		x[j + 1] = SL_FN(s2invk)(x[j + 1], k[j + 1]);
+		x[j + 2] = SL_LANE_FIX(SL_FN(s1k)(x[j + 2], k[j + 2]));
+		x[j + 3] = SL_LANE_FIX(SL_FN(s2k)(x[j + 3], k[j + 3]));
+	}
+}
 
 #endif
 
@@ -399,6 +459,7 @@ static ARIA_SL_INLINE void SL_FN(prepare)(struct aria_sl_ctx *cx,
 
 	cx->rk = k->rk;
 	cx->rounds = k->rounds;
+	cx->sk = NULL;
 	ARIA_SL_UNROLL
 	for (int j = 0; j < 16; j++)
 		x[j] = vbcast8(j < 12 ? ctr[j] ^ k->rk[0][j] : 0);
@@ -516,6 +577,7 @@ static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t 
 	SL_VEC x[16];
 
 	SL_FN(round1)(x, cx, c);
+#if SL_SBOX == ARIA_SL_GFNI
 	for (unsigned r = 2; r < cx->rounds; r += 2) {
 		SL_FN(sl2)(x);
 		SL_FN(diffuse_key)(x, cx->rk[r]);
@@ -528,6 +590,19 @@ static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t 
 	/* The last round key is the same for every block: add it after the
 	 * transpose, in the same instruction as the data where vxor3 is one. */
 	const SL_VEC klast = vbcast128(cx->rk[cx->rounds]);
+#else
+	/* The S-box instructions add the keys (aria_aesni_sbox.h): A alone. */
+	for (unsigned r = 2; r < cx->rounds; r += 2) {
+		SL_FN(sl2k)(x, cx->sk[r - 2]);
+		SL_FN(diffuse_key)(x, ARIA_SL_NO_KEY);
+		SL_FN(sl1k)(x, cx->sk[r - 1]);
+		SL_FN(diffuse_key)(x, ARIA_SL_NO_KEY);
+	}
+	SL_FN(sl2k)(x, cx->sk[cx->rounds - 2]);
+	SL_FN(transpose)(x);
+
+	const SL_VEC klast = vzero();
+#endif
 
 	if (nb == 16 * SL_LANES) {
 		ARIA_SL_UNROLL
@@ -557,8 +632,8 @@ static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t 
 #undef SL_LANE_FIX
 #undef vshuf8
 #undef vsrl16
-#undef vaesenclast0
-#undef vaesdeclast0
+#undef vaesenclastk
+#undef vaesdeclastk
 #undef SL_VEC
 #undef SL_LANES
 #undef SL_FN

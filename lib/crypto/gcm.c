@@ -55,10 +55,9 @@ static const struct sotls_gcm_ctr CTRS_ARIA[] = {
 	 sotls_aria_ctr32_gfni_avx512_u, false},
 	{{"aria-gfni-avx2", SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3},
 	 sotls_aria_ctr32_gfni_avx2_u, false},
-	{{"aria-vaes-avx2", SOTLS_CPU_VAES | SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX |
-				    SOTLS_CPU_SSSE3},
+	{{"aria-vaes-avx2", SOTLS_CPU_VAES | SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX_BASE},
 	 sotls_aria_ctr32_vaes_avx2_u, false},
-	{{"aria-aesni-avx2", SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3},
+	{{"aria-aesni-avx2", SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX_BASE},
 	 sotls_aria_ctr32_aesni_avx2_u, false},
 	{{"aria-aesni-avx", SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE},
 	 sotls_aria_ctr32_aesni_avx_u, false},
