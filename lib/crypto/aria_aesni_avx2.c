@@ -40,19 +40,8 @@ void ARIA_AVX2_CTR32(const struct sotls_aria_key *k, uint8_t ctr[16], const uint
 	aria_aes_sbox_keys(sk, k);
 	cx.sk = (const uint8_t(*)[16])sk;
 	c = sotls_load_be32(ctr + 12);
-	while (nblocks > 16) {
-		const size_t nb = nblocks < 32 ? nblocks : 32;
-
-		aria_blocks_ymm(&cx, c, in, out, nb);
-		c += (uint32_t)nb;
-		in += 16 * nb;
-		out += 16 * nb;
-		nblocks -= nb;
-	}
-	if (nblocks > 0) {
-		aria_blocks_xmm(&cx, c, in, out, nblocks);
-		c += (uint32_t)nblocks;
-	}
+	nblocks = aria_batches_ymm(&cx, &c, &in, &out, nblocks, 16);
+	aria_batches_xmm(&cx, &c, &in, &out, nblocks, 0);
 	sotls_store_be32(ctr + 12, c);
 	sotls_wipe(&cx, sizeof(cx));
 	sotls_wipe(sk, (k->rounds - 1) * sizeof(sk[0]));

@@ -21,15 +21,7 @@ void sotls_aria_ctr32_gfni_avx2(const struct sotls_aria_key *k, uint8_t ctr[16],
 		return;
 	aria_prepare_ymm(&cx, k, ctr);
 	c = sotls_load_be32(ctr + 12);
-	while (nblocks > 0) {
-		const size_t nb = nblocks < 32 ? nblocks : 32;
-
-		aria_blocks_ymm(&cx, c, in, out, nb);
-		c += (uint32_t)nb;
-		in += 16 * nb;
-		out += 16 * nb;
-		nblocks -= nb;
-	}
+	aria_batches_ymm(&cx, &c, &in, &out, nblocks, 0);
 	sotls_store_be32(ctr + 12, c);
 	sotls_wipe(&cx, sizeof(cx));
 }

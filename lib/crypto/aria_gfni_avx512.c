@@ -29,19 +29,8 @@ void sotls_aria_ctr32_gfni_avx512(const struct sotls_aria_key *k, uint8_t ctr[16
 	/* A partial zmm batch costs as much as a full one, so at most 32
 	 * blocks go to one ymm batch at the end: a 94-block record is 64 + 30,
 	 * not 64 + 64. */
-	while (nblocks > 32) {
-		const size_t nb = nblocks < 64 ? nblocks : 64;
-
-		aria_blocks_zmm(&cx, c, in, out, nb);
-		c += (uint32_t)nb;
-		in += 16 * nb;
-		out += 16 * nb;
-		nblocks -= nb;
-	}
-	if (nblocks > 0) {
-		aria_blocks_ymm_vl(&cx, c, in, out, nblocks);
-		c += (uint32_t)nblocks;
-	}
+	nblocks = aria_batches_zmm(&cx, &c, &in, &out, nblocks, 32);
+	aria_batches_ymm_vl(&cx, &c, &in, &out, nblocks, 0);
 	sotls_store_be32(ctr + 12, c);
 	sotls_wipe(&cx, sizeof(cx));
 }

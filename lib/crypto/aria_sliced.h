@@ -80,7 +80,8 @@ struct aria_sl_ctx {
 	const uint8_t (*sk)[16];
 };
 
-/* A zero round key: A alone is diffuse_key with it (the XORs fold). */
+/* A zero round key: A alone is diffuse_key with it (the XORs fold), and
+ * the substitution layers without keys take it. */
 static const uint8_t ARIA_SL_NO_KEY[16];
 
 /* The S-box methods, for SL_SBOX. */
@@ -280,6 +281,13 @@ static ARIA_SL_INLINE SL_VEC SL_FN(s2inv)(SL_VEC x)
 /* GFNI keeps every byte in place. */
 #define SL_LANE_FIX(x) (x)
 
+/* The S-boxes of the substitution layer (below): GFNI has no key operand,
+ * the round keys are added in the diffusion (kb is always 0). */
+#define SL_SB1(x, kb) ((void)(kb), SL_FN(s1)(x))
+#define SL_SB2(x, kb) ((void)(kb), SL_FN(s2)(x))
+#define SL_SB1INV(x, kb) ((void)(kb), SL_FN(s1inv)(x))
+#define SL_SB2INV(x, kb) ((void)(kb), SL_FN(s2inv)(x))
+
 #else /* AES-NI or VAES */
 
 #include "aria_aesni_sbox.h"
@@ -342,57 +350,54 @@ static ARIA_SL_INLINE SL_VEC SL_FN(s2inv)(SL_VEC x)
 	return SL_FN(s2invk)(x, 0);
 }
 
-/*
- * The substitution layers of rounds 2 .. n with the round keys k added by
- * the AES instructions (aria_aes_sbox_keys): odd rounds S1, S2, S1^-1,
- * S2^-1 repeated, even ones S1^-1, S2^-1, S1, S2.
- */
-static ARIA_SL_INLINE void SL_FN(sl1k)(SL_VEC x[16], const uint8_t k[16])
-{
-	ARIA_SL_UNROLL
-	for (int j = 0; j < 16; j += 4) {
-		x[j] = SL_FN(s1k)(x[j], k[j]);
-		x[j + 1] = SL_FN(s2k)(x[j + 1], k[j + 1]);
-		x[j + 2] = SL_LANE_FIX(SL_FN(s1invk)(x[j + 2], k[j + 2]));
-		x[j + 3] = SL_LANE_FIX(SL_FN(s2invk)(x[j + 3], k[j + 3]));
-	}
-}
-
-static ARIA_SL_INLINE void SL_FN(sl2k)(SL_VEC x[16], const uint8_t k[16])
-{
-	ARIA_SL_UNROLL
-	for (int j = 0; j < 16; j += 4) {
-		x[j] = SL_FN(s1invk)(x[j], k[j]);
-		x[j + 1] = SL_FN(s2invk)(x[j + 1], k[j + 1]);
-		x[j + 2] = SL_LANE_FIX(SL_FN(s1k)(x[j + 2], k[j + 2]));
-		x[j + 3] = SL_LANE_FIX(SL_FN(s2k)(x[j + 3], k[j + 3]));
-	}
-}
+/* The S-boxes of the substitution layer (below) with their key bytes. */
+#define SL_SB1(x, kb) SL_FN(s1k)((x), (kb))
+#define SL_SB2(x, kb) SL_FN(s2k)((x), (kb))
+#define SL_SB1INV(x, kb) SL_FN(s1invk)((x), (kb))
+#define SL_SB2INV(x, kb) SL_FN(s2invk)((x), (kb))
 
 #endif
 
-/* Substitution layer of the odd rounds: S1, S2, S1^-1, S2^-1 repeated. */
-static ARIA_SL_INLINE void SL_FN(sl1)(SL_VEC x[16])
+/* S-box number kind (0 S1, 1 S2, 2 S1^-1, 3 S2^-1) with key byte kb. */
+static ARIA_SL_INLINE SL_VEC SL_FN(sbox)(SL_VEC x, uint8_t kb, int kind)
 {
-	ARIA_SL_UNROLL
-	for (int j = 0; j < 16; j += 4) {
-		x[j] = SL_FN(s1)(x[j]);
-		x[j + 1] = SL_FN(s2)(x[j + 1]);
-		x[j + 2] = SL_LANE_FIX(SL_FN(s1inv)(x[j + 2]));
-		x[j + 3] = SL_LANE_FIX(SL_FN(s2inv)(x[j + 3]));
+	switch (kind) {
+	case 0:
+		return SL_SB1(x, kb);
+	case 1:
+		return SL_SB2(x, kb);
+	case 2:
+		return SL_SB1INV(x, kb);
+	default:
+		return SL_SB2INV(x, kb);
 	}
 }
 
-/* Substitution layer of the even rounds: S1^-1, S2^-1, S1, S2 repeated. */
-static ARIA_SL_INLINE void SL_FN(sl2)(SL_VEC x[16])
+/*
+ * A substitution layer: odd rounds S1, S2, S1^-1, S2^-1 repeated (fwd = 0),
+ * even ones S1^-1, S2^-1, S1, S2 (fwd = 2). With the AES S-boxes the key
+ * bytes k go in with them (aria_aes_sbox_keys) and bytes 2 and 3 of each
+ * word get the lane fix; ARIA_SL_NO_KEY otherwise. In byte order: other
+ * orders made the compiler spill more.
+ */
+static ARIA_SL_INLINE void SL_FN(subst)(SL_VEC x[16], const uint8_t k[16], int fwd)
 {
 	ARIA_SL_UNROLL
-	for (int j = 0; j < 16; j += 4) {
-		x[j] = SL_FN(s1inv)(x[j]);
-		x[j + 1] = SL_FN(s2inv)(x[j + 1]);
-		x[j + 2] = SL_LANE_FIX(SL_FN(s1)(x[j + 2]));
-		x[j + 3] = SL_LANE_FIX(SL_FN(s2)(x[j + 3]));
+	for (int j = 0; j < 16; j++) {
+		x[j] = SL_FN(sbox)(x[j], k[j], (j + fwd) % 4);
+		if (j % 4 >= 2)
+			x[j] = SL_LANE_FIX(x[j]);
 	}
+}
+
+static ARIA_SL_INLINE void SL_FN(sl1)(SL_VEC x[16])
+{
+	SL_FN(subst)(x, ARIA_SL_NO_KEY, 0);
+}
+
+static ARIA_SL_INLINE void SL_FN(sl2)(SL_VEC x[16])
+{
+	SL_FN(subst)(x, ARIA_SL_NO_KEY, 2);
 }
 
 /*
@@ -593,12 +598,12 @@ static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t 
 #else
 	/* The S-box instructions add the keys (aria_aesni_sbox.h): A alone. */
 	for (unsigned r = 2; r < cx->rounds; r += 2) {
-		SL_FN(sl2k)(x, cx->sk[r - 2]);
+		SL_FN(subst)(x, cx->sk[r - 2], 2);
 		SL_FN(diffuse_key)(x, ARIA_SL_NO_KEY);
-		SL_FN(sl1k)(x, cx->sk[r - 1]);
+		SL_FN(subst)(x, cx->sk[r - 1], 0);
 		SL_FN(diffuse_key)(x, ARIA_SL_NO_KEY);
 	}
-	SL_FN(sl2k)(x, cx->sk[cx->rounds - 2]);
+	SL_FN(subst)(x, cx->sk[cx->rounds - 2], 2);
 	SL_FN(transpose)(x);
 
 	const SL_VEC klast = vzero();
@@ -626,10 +631,34 @@ static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t 
 				      nb % SL_LANES);
 }
 
+/*
+ * Batches of up to 16 * SL_LANES blocks while more than keep blocks are
+ * left, advancing *c, *in and *out; returns the number of blocks left.
+ */
+static ARIA_SL_INLINE size_t SL_FN(batches)(const struct aria_sl_ctx *cx, uint32_t *c,
+					     const uint8_t **in, uint8_t **out, size_t nblocks,
+					     size_t keep)
+{
+	while (nblocks > keep) {
+		const size_t nb = nblocks < 16 * SL_LANES ? nblocks : 16 * SL_LANES;
+
+		SL_FN(blocks)(cx, *c, *in, *out, nb);
+		*c += (uint32_t)nb;
+		*in += 16 * nb;
+		*out += 16 * nb;
+		nblocks -= nb;
+	}
+	return nblocks;
+}
+
 #undef SL_WIDTH
 #undef SL_TERNLOG
 #undef SL_SBOX
 #undef SL_LANE_FIX
+#undef SL_SB1
+#undef SL_SB2
+#undef SL_SB1INV
+#undef SL_SB2INV
 #undef vshuf8
 #undef vsrl16
 #undef vaesenclastk
