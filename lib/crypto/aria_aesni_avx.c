@@ -23,7 +23,7 @@
  * runs round 1 on four registers only.
  *
  * That per-call set-up (and wiping it) costs about half a batch, so calls of
- * a few blocks take an unsliced path instead, one block per register.
+ * a few blocks take an unsliced path instead (aria_aesni_sbox.h).
  */
 #include <immintrin.h>
 #include <stddef.h>
@@ -47,8 +47,6 @@ struct aria_batch_keys {
 	__m128i key[SOTLS_ARIA_MAX_ROUNDS - 1][16];
 };
 
-/* Up to this many blocks, ctr_unsliced beats set-up plus one sliced batch. */
-#define UNSLICED_MAX_BLOCKS 4
 
 #define X(a, b) _mm_xor_si128((a), (b))
 
@@ -151,28 +149,6 @@ static inline void diffuse(const __m128i x[16], __m128i y[16])
 	y[15] = X(X(x[2], t13), t21);
 }
 
-/*
- * A substitution layer on one unsliced block, each byte in place: the
- * pre-shuffles cancel the (Inv)ShiftRows of the AES instructions. S2 = F o S1
- * takes F after AESENCLAST, S2^-1 = S1^-1 o G takes G before AESDECLAST; the
- * two paths are independent, which keeps the latency of a round short.
- */
-static inline __m128i subst_block(__m128i v, int odd)
-{
-	const __m128i zero = _mm_setzero_si128();
-	const __m128i inv_sr = _mm_setr_epi8(0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3);
-	const __m128i sr = _mm_setr_epi8(0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11);
-	/* Masks of byte 1, byte 3 and bytes 0-1 or 2-3 of each word. */
-	const __m128i b1 = _mm_set1_epi32(0x8000), b3 = _mm_set1_epi32((int)0x80000000);
-	const __m128i inverse = odd ? _mm_set1_epi32((int)0x80800000) : _mm_set1_epi32(0x8080);
-	__m128i e = _mm_aesenclast_si128(_mm_shuffle_epi8(v, inv_sr), zero);
-	__m128i d = _mm_blendv_epi8(v, aria_aes_map_g(v), odd ? b3 : b1);
-
-	d = _mm_aesdeclast_si128(_mm_shuffle_epi8(d, sr), zero);
-	e = _mm_blendv_epi8(e, aria_aes_map_f(e), odd ? b1 : b3);
-	return _mm_blendv_epi8(e, d, inverse);
-}
-
 /* out[i] = byte first + i of v in all lanes. */
 static inline void broadcast_bytes(__m128i v, __m128i *out, int first, int n)
 {
@@ -194,7 +170,7 @@ static void prepare(struct aria_batch_keys *bk, const struct sotls_aria_key *k, 
 
 	/* Round 1 from bytes 0..11 only: bytes 12..15 are added per batch. */
 	__m128i u = X(_mm_loadu_si128((const __m128i *)ctr), _mm_loadu_si128((const __m128i *)k->rk[0]));
-	__m128i s = X(subst_block(u, 1), a_ek2);
+	__m128i s = X(aria_aes_subst_block(u, 1), a_ek2);
 
 	s = _mm_and_si128(s, _mm_setr_epi32(-1, -1, -1, 0));
 	broadcast_bytes(aria_aes_diffuse_block(s), bk->r1, 0, 16);
@@ -303,55 +279,6 @@ static inline void keystream16(const struct aria_batch_keys *bk, unsigned rounds
 	transpose(x, ks);
 }
 
-/* Encrypts w blocks unsliced, interleaved, with the round keys as they are. */
-static inline void encrypt_unsliced(const struct sotls_aria_key *k, __m128i *x, int w)
-{
-	const __m128i *rk = (const __m128i *)k->rk;
-	unsigned r = 0;
-
-	for (; r + 2 < k->rounds; r += 2) {
-		for (int j = 0; j < w; j++)
-			x[j] = aria_aes_diffuse_block(subst_block(X(x[j], rk[r]), 1));
-		for (int j = 0; j < w; j++)
-			x[j] = aria_aes_diffuse_block(subst_block(X(x[j], rk[r + 1]), 0));
-	}
-	for (int j = 0; j < w; j++) {
-		x[j] = aria_aes_diffuse_block(subst_block(X(x[j], rk[r]), 1));
-		x[j] = X(subst_block(X(x[j], rk[r + 1]), 0), rk[r + 2]);
-	}
-}
-
-/*
- * Few blocks: the per-call set-up of the sliced path would cost more than
- * the blocks themselves. Two blocks at a time hide most of the latency of
- * the AES instructions; a lone block goes alone so as not to pay for two.
- */
-static void ctr_unsliced(const struct sotls_aria_key *k, uint8_t ctr[16], const uint8_t *in,
-			 uint8_t *out, size_t nblocks)
-{
-	const __m128i base = _mm_loadu_si128((const __m128i *)ctr);
-	uint32_t c = sotls_load_be32(ctr + 12);
-
-	for (size_t i = 0; i < nblocks; i += 2) {
-		const int w = nblocks - i >= 2 ? 2 : 1;
-		__m128i x[2];
-
-		for (int j = 0; j < w; j++)
-			x[j] = _mm_insert_epi32(base, (int)__builtin_bswap32(c++), 3);
-		if (w == 2)
-			encrypt_unsliced(k, x, 2);
-		else
-			encrypt_unsliced(k, x, 1);
-		for (int j = 0; j < w; j++) {
-			const uint8_t *src = in + 16 * (i + (size_t)j);
-
-			_mm_storeu_si128((__m128i *)(out + 16 * (i + (size_t)j)),
-					 X(_mm_loadu_si128((const __m128i *)src), x[j]));
-		}
-	}
-	sotls_store_be32(ctr + 12, c);
-}
-
 void sotls_aria_ctr32_aesni_avx(const struct sotls_aria_key *k, uint8_t ctr[16],
 				const uint8_t *in, uint8_t *out, size_t nblocks)
 {
@@ -359,8 +286,8 @@ void sotls_aria_ctr32_aesni_avx(const struct sotls_aria_key *k, uint8_t ctr[16],
 	__m128i ks[16];
 	uint32_t c = sotls_load_be32(ctr + 12);
 
-	if (nblocks <= UNSLICED_MAX_BLOCKS) {
-		ctr_unsliced(k, ctr, in, out, nblocks);
+	if (nblocks <= ARIA_AES_UNSLICED_MAX) {
+		aria_aes_ctr_unsliced(k, ctr, in, out, nblocks);
 		return;
 	}
 	prepare(&bk, k, ctr);

@@ -5,7 +5,8 @@
  * byte maps (aria_aesni_sbox.h); everything else (diffusion, counters,
  * transpose) runs on whole ymm registers. What is left after the full
  * batches goes through one ymm batch if it is more than 16 blocks, else
- * through a 16-block xmm batch, which costs about half as much.
+ * through a 16-block xmm batch, which costs about half as much; calls of a
+ * few blocks take aria_aesni_avx.c's unsliced path (aria_aesni_sbox.h).
  *
  * aria_vaes_avx2.c compiles this file again with VAES S-boxes for the ymm
  * batches, through ARIA_AVX2_SBOX and ARIA_AVX2_CTR32.
@@ -34,8 +35,10 @@ void ARIA_AVX2_CTR32(const struct sotls_aria_key *k, uint8_t ctr[16], const uint
 	struct aria_sl_ctx cx;
 	uint32_t c;
 
-	if (nblocks == 0)
+	if (nblocks <= ARIA_AES_UNSLICED_MAX) {
+		aria_aes_ctr_unsliced(k, ctr, in, out, nblocks);
 		return;
+	}
 	/* The per-call part works on broadcasts: xmm does it with a quarter of
 	 * the AES-NI work of split ymm registers. */
 	aria_prepare_xmm(&cx, k, ctr);
