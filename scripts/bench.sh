@@ -12,11 +12,23 @@ if [ ! -x "$BUILD/bench/sotls-bench-aead" ]; then
 fi
 
 step() { printf '\n== %s\n' "$*"; }
+SRC=$(cd "$(dirname "$0")/.." && pwd)
 
 # --- 1. AEAD record crypto: sotls levels vs OpenSSL vs mbedTLS (~45 s) -------
 # One run: the table goes to the terminal (stderr), the JSON to the file.
 step "ARIA-GCM and AES-GCM seal/open, one core (sotls-bench-aead) -> $OUT/aead.json"
 "$BUILD/bench/sotls-bench-aead" --json > "$OUT/aead.json"
+
+# --- 1a. ARIA-GCM against libgcrypt 1.11, optional: bench-slope is built
+# from Debian's source package into .cache/libgcrypt on first use (a few
+# minutes; bench/libgcrypt/build.sh), and the step is skipped if that fails.
+# Three interleaved rounds per CPU-feature mask (~5 min).
+step "ARIA-GCM, sotls vs libgcrypt with the same CPU features masked -> $OUT/aria-libgcrypt.txt"
+if "$SRC/bench/libgcrypt/build.sh" > /dev/null; then
+  "$SRC/bench/libgcrypt/compare.sh" "$BUILD" 3 | tee "$OUT/aria-libgcrypt.txt"
+else
+  echo "bench: libgcrypt's bench-slope could not be built (.cache/libgcrypt/build.log): skipped"
+fi
 
 # --- 1b. Public-key operations: sotls's P-256 levels, libsodium's X25519,
 # OpenSSL, mbedTLS's own ECP and RSA, nettle, side by side (~1 min).
@@ -31,7 +43,6 @@ step "P-256, X25519 and RSA-2048/3072/4096 operations, one core (sotls-bench-pk)
 # gnuplot tables (*.dat) and the PNG figures in $OUT (see bench/README.md).
 step "TLS end to end over loopback (sotls-bench-tls) -> $OUT/results.json, $OUT/tls-*.png"
 "$BUILD/bench/sotls-bench-tls" --tests all --out-dir "$OUT"
-SRC=$(cd "$(dirname "$0")/.." && pwd)
 if command -v gnuplot > /dev/null; then
   gnuplot -e "dir='$OUT'; stamp='($(date -u +%Y-%m-%d))'" "$SRC/bench/plot.gnuplot"
   printf 'plots: %s\n' "$(cd "$OUT" && ls tls-*.png | tr '\n' ' ')"

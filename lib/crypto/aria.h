@@ -44,6 +44,10 @@ void sotls_aria_ctr32_generic(const struct sotls_aria_key *k, uint8_t ctr[16],
 			      const uint8_t *in, uint8_t *out, size_t nblocks);
 void sotls_aria_ctr32_aesni_avx(const struct sotls_aria_key *k, uint8_t ctr[16],
 				const uint8_t *in, uint8_t *out, size_t nblocks);
+void sotls_aria_ctr32_aesni_avx2(const struct sotls_aria_key *k, uint8_t ctr[16],
+				 const uint8_t *in, uint8_t *out, size_t nblocks);
+void sotls_aria_ctr32_vaes_avx2(const struct sotls_aria_key *k, uint8_t ctr[16],
+				const uint8_t *in, uint8_t *out, size_t nblocks);
 void sotls_aria_ctr32_gfni_avx2(const struct sotls_aria_key *k, uint8_t ctr[16],
 				const uint8_t *in, uint8_t *out, size_t nblocks);
 void sotls_aria_ctr32_gfni_avx512(const struct sotls_aria_key *k, uint8_t ctr[16],

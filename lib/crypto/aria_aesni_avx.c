@@ -6,30 +6,16 @@
  * layer is then plain register XORs, and each substitution is one 16-lane
  * operation on one register.
  *
- * S-boxes. S1 is the AES S-box. AESENCLAST(x, k) = ShiftRows(SubBytes(x)) ^ k
- * and AESDECLAST(x, k) = InvShiftRows(InvSubBytes(x)) ^ k, so they give S1 and
- * S1^-1 with the lanes permuted (see "Lanes" below). S2(x) = B.x^247 ^ 0xe2
- * and x^247 = (x^-1)^8; squaring is linear over GF(2), so S2(x) = M.x^-1 ^ 0xe2
- * for a bit matrix M. With x^-1 = A_aes^-1.(S1(x) ^ 0x63), F = S2 o S1^-1 is an
- * affine map of bytes and S2 = F o S1; likewise S2^-1 = S1^-1 o G with
- * G = F^-1. An affine byte map costs two 16-entry PSHUFB lookups, one per
- * nibble. The tables below were computed offline from the RFC 5794
- * definitions and checked on all 256 inputs.
+ * S-boxes: AESENCLAST and AESDECLAST give S1 and S1^-1, S2 and S2^-1 add
+ * an affine map of bytes (aria_aesni_sbox.h).
  *
- * Round keys. A is linear and an involution, so A(s) ^ ek = A(s ^ A(ek)):
- * ek(r + 1), due at the start of round r + 1, can instead be added as
- * A(ek(r + 1)) to the S-box outputs of round r, where AESENCLAST / AESDECLAST
- * add it for nothing. Where F follows AESENCLAST (S2), the key k must enter
- * before F as L^-1(k), L being F's linear part: L^-1(k) = G(k) ^ G(0). Only
- * ek1 is added the ordinary way, to the counter.
+ * Round keys: AESENCLAST / AESDECLAST add them for nothing, as the keys of
+ * the next round pushed back through A (aria_aesni_sbox.h). Only ek1 is
+ * added the ordinary way, to the counter.
  *
- * Lanes. AESENCLAST moves lane sigma(l) to lane l (sigma = ShiftRows), and
- * AESDECLAST sigma^-1(l) to l. The XORs of A need all sixteen registers in one
- * lane order, so after each substitution layer the registers at byte positions
- * 2 and 3 of each word are shuffled by sigma^2 (= sigma^-2): in odd rounds
- * those hold S1^-1, S2^-1 and everything ends up permuted by sigma; in even
- * rounds they hold S1, S2 and everything returns to the identity. ARIA has an
- * even number of rounds, so the output lanes are in counter order.
+ * Lanes: the AES instructions permute the 16 lanes, which a shuffle of half
+ * the registers after each substitution layer puts right again
+ * (aria_aesni_sbox.h).
  *
  * Counters. Within a call only the last four counter bytes change, so bytes
  * 0..11 of ctr ^ ek1 are the same in all lanes and their round-1 S-box outputs
@@ -37,13 +23,14 @@
  * runs round 1 on four registers only.
  *
  * That per-call set-up (and wiping it) costs about half a batch, so calls of
- * a few blocks take an unsliced path instead, one block per register.
+ * a few blocks take an unsliced path instead (aria_aesni_sbox.h).
  */
 #include <immintrin.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "aria.h"
+#include "aria_aesni_sbox.h"
 #include "util.h"
 
 /* Per-call state: round keys broadcast to all lanes, ready for the S-box
@@ -55,45 +42,13 @@ struct aria_batch_keys {
 	__m128i r1_key[4];
 	/* ek1 bytes 12..15 as a big-endian number, XORed into the counters. */
 	uint32_t ek1_low;
-	/* key[r - 2][j]: byte j of sbox_key() for round r = 2 .. rounds.
+	/* key[r - 2][j]: byte j of aria_aes_sbox_key() for round r = 2 .. rounds.
 	 * Last, so that wiping can stop after the rounds in use. */
 	__m128i key[SOTLS_ARIA_MAX_ROUNDS - 1][16];
 };
 
-/* Up to this many blocks, ctr_unsliced beats set-up plus one sliced batch. */
-#define UNSLICED_MAX_BLOCKS 4
 
 #define X(a, b) _mm_xor_si128((a), (b))
-
-/* An affine map of bytes is the XOR of its values on the two nibbles (the
- * constant folded into lo): two 16-entry lookups, in every lane. */
-static inline __m128i affine(__m128i x, __m128i lo, __m128i hi)
-{
-	const __m128i m = _mm_set1_epi8(0x0f);
-
-	return X(_mm_shuffle_epi8(lo, _mm_and_si128(x, m)),
-		 _mm_shuffle_epi8(hi, _mm_and_si128(_mm_srli_epi16(x, 4), m)));
-}
-
-/* F = S2 o S1^-1. */
-static inline __m128i map_f(__m128i x)
-{
-	return affine(x,
-		      _mm_setr_epi8((char)0x88, 0x0d, 0x37, (char)0xb2, 0x00, (char)0x85, (char)0xbf, 0x3a,
-				    (char)0xa8, 0x2d, 0x17, (char)0x92, 0x20, (char)0xa5, (char)0x9f, 0x1a),
-		      _mm_setr_epi8(0x00, 0x3e, (char)0xd4, (char)0xea, (char)0x84, (char)0xba, 0x50, 0x6e,
-				    (char)0xcd, (char)0xf3, 0x19, 0x27, 0x49, 0x77, (char)0x9d, (char)0xa3));
-}
-
-/* G = F^-1 = S1 o S2^-1. */
-static inline __m128i map_g(__m128i x)
-{
-	return affine(x,
-		      _mm_setr_epi8(0x04, 0x45, (char)0xee, (char)0xaf, 0x17, 0x56, (char)0xfd, (char)0xbc,
-				    0x53, 0x12, (char)0xb9, (char)0xf8, 0x40, 0x01, (char)0xaa, (char)0xeb),
-		      _mm_setr_epi8(0x00, (char)0xb6, 0x08, (char)0xbe, (char)0xd6, 0x60, (char)0xde, 0x68,
-				    0x53, (char)0xe5, 0x5b, (char)0xed, (char)0x85, 0x33, (char)0x8d, 0x3b));
-}
 
 /* The four S-boxes with a round key k added to the output; lanes permuted
  * by sigma (S1, S2) or sigma^-1 (S1^-1, S2^-1). For S2, k is pre-mapped. */
@@ -104,7 +59,7 @@ static inline __m128i sb1(__m128i x, __m128i k)
 
 static inline __m128i sb2(__m128i x, __m128i k)
 {
-	return map_f(_mm_aesenclast_si128(x, k));
+	return aria_aes_map_f(_mm_aesenclast_si128(x, k));
 }
 
 static inline __m128i sb3(__m128i x, __m128i k)
@@ -114,13 +69,13 @@ static inline __m128i sb3(__m128i x, __m128i k)
 
 static inline __m128i sb4(__m128i x, __m128i k)
 {
-	return _mm_aesdeclast_si128(map_g(x), k);
+	return _mm_aesdeclast_si128(aria_aes_map_g(x), k);
 }
 
-/* sigma^2 as a PSHUFB control: swaps columns 0, 2 and 1, 3 in rows 1 and 3. */
+/* sigma^2 (aria_aesni_sbox.h). */
 static inline __m128i lane_fix(__m128i x)
 {
-	return _mm_shuffle_epi8(x, _mm_setr_epi8(0, 9, 2, 11, 4, 13, 6, 15, 8, 1, 10, 3, 12, 5, 14, 7));
+	return _mm_shuffle_epi8(x, ARIA_AES_VEC(ARIA_AES_LANE_FIX));
 }
 
 /* Substitution layers with the round key, leaving all lanes in one order. */
@@ -194,43 +149,6 @@ static inline void diffuse(const __m128i x[16], __m128i y[16])
 	y[15] = X(X(x[2], t13), t21);
 }
 
-/* A on one unsliced block: A is the sum of these seven byte permutations. */
-static inline __m128i diffuse_block(__m128i v)
-{
-	__m128i p0 = _mm_shuffle_epi8(v, _mm_setr_epi8(8, 7, 4, 11, 14, 10, 9, 13, 15, 6, 3, 2, 12, 0, 5, 1));
-	__m128i p1 = _mm_shuffle_epi8(v, _mm_setr_epi8(14, 12, 10, 7, 15, 1, 0, 11, 4, 5, 13, 9, 6, 8, 3, 2));
-	__m128i p2 = _mm_shuffle_epi8(v, _mm_setr_epi8(3, 5, 11, 10, 0, 15, 7, 1, 13, 14, 8, 12, 2, 6, 9, 4));
-	__m128i p3 = _mm_shuffle_epi8(v, _mm_setr_epi8(13, 9, 1, 0, 8, 14, 2, 6, 7, 12, 15, 3, 11, 10, 4, 5));
-	__m128i p4 = _mm_shuffle_epi8(v, _mm_setr_epi8(6, 2, 15, 13, 11, 9, 10, 12, 1, 0, 5, 4, 7, 3, 14, 8));
-	__m128i p5 = _mm_shuffle_epi8(v, _mm_setr_epi8(4, 15, 12, 5, 2, 3, 13, 8, 0, 1, 6, 14, 9, 7, 11, 10));
-	__m128i p6 = _mm_shuffle_epi8(v, _mm_setr_epi8(9, 8, 6, 14, 5, 4, 12, 3, 10, 11, 2, 7, 1, 13, 0, 15));
-
-	/* As a tree, for the latency of the unsliced path. */
-	return X(X(X(p0, p1), X(p2, p3)), X(X(p4, p5), p6));
-}
-
-/*
- * A substitution layer on one unsliced block, each byte in place: the
- * pre-shuffles cancel the (Inv)ShiftRows of the AES instructions. S2 = F o S1
- * takes F after AESENCLAST, S2^-1 = S1^-1 o G takes G before AESDECLAST; the
- * two paths are independent, which keeps the latency of a round short.
- */
-static inline __m128i subst_block(__m128i v, int odd)
-{
-	const __m128i zero = _mm_setzero_si128();
-	const __m128i inv_sr = _mm_setr_epi8(0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3);
-	const __m128i sr = _mm_setr_epi8(0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11);
-	/* Masks of byte 1, byte 3 and bytes 0-1 or 2-3 of each word. */
-	const __m128i b1 = _mm_set1_epi32(0x8000), b3 = _mm_set1_epi32((int)0x80000000);
-	const __m128i inverse = odd ? _mm_set1_epi32((int)0x80800000) : _mm_set1_epi32(0x8080);
-	__m128i e = _mm_aesenclast_si128(_mm_shuffle_epi8(v, inv_sr), zero);
-	__m128i d = _mm_blendv_epi8(v, map_g(v), odd ? b3 : b1);
-
-	d = _mm_aesdeclast_si128(_mm_shuffle_epi8(d, sr), zero);
-	e = _mm_blendv_epi8(e, map_f(e), odd ? b1 : b3);
-	return _mm_blendv_epi8(e, d, inverse);
-}
-
 /* out[i] = byte first + i of v in all lanes. */
 static inline void broadcast_bytes(__m128i v, __m128i *out, int first, int n)
 {
@@ -238,36 +156,24 @@ static inline void broadcast_bytes(__m128i v, __m128i *out, int first, int n)
 		out[i] = _mm_shuffle_epi8(v, _mm_set1_epi8((char)(first + i)));
 }
 
-/*
- * kv is the key round r's S-box instructions add: A(ek(r + 1)), or ek(n + 1)
- * in the last round. Its S2 bytes (1 of each word in odd rounds, 3 in even
- * ones) go in before F, as L^-1(k) = G(k) ^ G(0).
- */
-static inline __m128i sbox_key(__m128i kv, unsigned r)
-{
-	const __m128i s2 = (r & 1) ? _mm_set1_epi32(0x8000) : _mm_set1_epi32((int)0x80000000);
-
-	return _mm_blendv_epi8(kv, X(map_g(kv), _mm_set1_epi8(0x04)), s2);
-}
-
 static void prepare(struct aria_batch_keys *bk, const struct sotls_aria_key *k, const uint8_t ctr[16])
 {
 	const unsigned n = k->rounds;
-	__m128i a_ek2 = diffuse_block(_mm_loadu_si128((const __m128i *)k->rk[1]));
+	__m128i a_ek2 = aria_aes_diffuse_block(_mm_loadu_si128((const __m128i *)k->rk[1]));
 
-	broadcast_bytes(sbox_key(a_ek2, 1), bk->r1_key, 12, 4);
+	broadcast_bytes(aria_aes_sbox_key(a_ek2, 1), bk->r1_key, 12, 4);
 	for (unsigned r = 2; r <= n; r++) {
 		__m128i ek = _mm_loadu_si128((const __m128i *)k->rk[r]);
 
-		broadcast_bytes(sbox_key(r < n ? diffuse_block(ek) : ek, r), bk->key[r - 2], 0, 16);
+		broadcast_bytes(aria_aes_sbox_key(r < n ? aria_aes_diffuse_block(ek) : ek, r), bk->key[r - 2], 0, 16);
 	}
 
 	/* Round 1 from bytes 0..11 only: bytes 12..15 are added per batch. */
 	__m128i u = X(_mm_loadu_si128((const __m128i *)ctr), _mm_loadu_si128((const __m128i *)k->rk[0]));
-	__m128i s = X(subst_block(u, 1), a_ek2);
+	__m128i s = X(aria_aes_subst_block(u, 1), a_ek2);
 
 	s = _mm_and_si128(s, _mm_setr_epi32(-1, -1, -1, 0));
-	broadcast_bytes(diffuse_block(s), bk->r1, 0, 16);
+	broadcast_bytes(aria_aes_diffuse_block(s), bk->r1, 0, 16);
 	bk->ek1_low = sotls_load_be32(k->rk[0] + 12);
 }
 
@@ -373,55 +279,6 @@ static inline void keystream16(const struct aria_batch_keys *bk, unsigned rounds
 	transpose(x, ks);
 }
 
-/* Encrypts w blocks unsliced, interleaved, with the round keys as they are. */
-static inline void encrypt_unsliced(const struct sotls_aria_key *k, __m128i *x, int w)
-{
-	const __m128i *rk = (const __m128i *)k->rk;
-	unsigned r = 0;
-
-	for (; r + 2 < k->rounds; r += 2) {
-		for (int j = 0; j < w; j++)
-			x[j] = diffuse_block(subst_block(X(x[j], rk[r]), 1));
-		for (int j = 0; j < w; j++)
-			x[j] = diffuse_block(subst_block(X(x[j], rk[r + 1]), 0));
-	}
-	for (int j = 0; j < w; j++) {
-		x[j] = diffuse_block(subst_block(X(x[j], rk[r]), 1));
-		x[j] = X(subst_block(X(x[j], rk[r + 1]), 0), rk[r + 2]);
-	}
-}
-
-/*
- * Few blocks: the per-call set-up of the sliced path would cost more than
- * the blocks themselves. Two blocks at a time hide most of the latency of
- * the AES instructions; a lone block goes alone so as not to pay for two.
- */
-static void ctr_unsliced(const struct sotls_aria_key *k, uint8_t ctr[16], const uint8_t *in,
-			 uint8_t *out, size_t nblocks)
-{
-	const __m128i base = _mm_loadu_si128((const __m128i *)ctr);
-	uint32_t c = sotls_load_be32(ctr + 12);
-
-	for (size_t i = 0; i < nblocks; i += 2) {
-		const int w = nblocks - i >= 2 ? 2 : 1;
-		__m128i x[2];
-
-		for (int j = 0; j < w; j++)
-			x[j] = _mm_insert_epi32(base, (int)__builtin_bswap32(c++), 3);
-		if (w == 2)
-			encrypt_unsliced(k, x, 2);
-		else
-			encrypt_unsliced(k, x, 1);
-		for (int j = 0; j < w; j++) {
-			const uint8_t *src = in + 16 * (i + (size_t)j);
-
-			_mm_storeu_si128((__m128i *)(out + 16 * (i + (size_t)j)),
-					 X(_mm_loadu_si128((const __m128i *)src), x[j]));
-		}
-	}
-	sotls_store_be32(ctr + 12, c);
-}
-
 void sotls_aria_ctr32_aesni_avx(const struct sotls_aria_key *k, uint8_t ctr[16],
 				const uint8_t *in, uint8_t *out, size_t nblocks)
 {
@@ -429,8 +286,8 @@ void sotls_aria_ctr32_aesni_avx(const struct sotls_aria_key *k, uint8_t ctr[16],
 	__m128i ks[16];
 	uint32_t c = sotls_load_be32(ctr + 12);
 
-	if (nblocks <= UNSLICED_MAX_BLOCKS) {
-		ctr_unsliced(k, ctr, in, out, nblocks);
+	if (nblocks <= ARIA_AES_UNSLICED_MAX) {
+		aria_aes_ctr_unsliced(k, ctr, in, out, nblocks);
 		return;
 	}
 	prepare(&bk, k, ctr);

@@ -26,6 +26,7 @@
 #define BLOCK 16
 #define CHUNK_BLOCKS 256
 #define CHUNK_BYTES (CHUNK_BLOCKS * BLOCK)
+#define FIRST_BYTES (32 * BLOCK)
 
 /* Each cipher's CTR routine, taking the key union (compiles to a jump). */
 #define ADAPT(member, fn)                                                                  \
@@ -36,6 +37,8 @@
 	}
 ADAPT(aria, sotls_aria_ctr32_generic)
 ADAPT(aria, sotls_aria_ctr32_aesni_avx)
+ADAPT(aria, sotls_aria_ctr32_aesni_avx2)
+ADAPT(aria, sotls_aria_ctr32_vaes_avx2)
 ADAPT(aria, sotls_aria_ctr32_gfni_avx2)
 ADAPT(aria, sotls_aria_ctr32_gfni_avx512)
 ADAPT(aes, sotls_aes_ctr32_ct64)
@@ -55,6 +58,10 @@ static const struct sotls_gcm_ctr CTRS_ARIA[] = {
 	 sotls_aria_ctr32_gfni_avx512_u, false},
 	{{"aria-gfni-avx2", SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3},
 	 sotls_aria_ctr32_gfni_avx2_u, false},
+	{{"aria-vaes-avx2", SOTLS_CPU_VAES | SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX_BASE},
+	 sotls_aria_ctr32_vaes_avx2_u, false},
+	{{"aria-aesni-avx2", SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX_BASE},
+	 sotls_aria_ctr32_aesni_avx2_u, false},
 	{{"aria-aesni-avx", SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE},
 	 sotls_aria_ctr32_aesni_avx_u, false},
 	{{"aria-generic", 0}, sotls_aria_ctr32_generic_u, false},
@@ -347,8 +354,10 @@ static int gcm(const struct sotls_aead *a, enum direction dir, const uint8_t *no
 			crypt_buffered(a, dir, ctr, y, in + whole, out + whole, len - whole, NULL);
 	} else {
 		/* The first piece carries J0; it ends on a block boundary unless it
-		 * is all. */
-		size_t off = len < CHUNK_BYTES - BLOCK ? len : CHUNK_BYTES - BLOCK;
+		 * is all. A record that fits one chunk goes whole; of a longer one
+		 * only a batch of the widest implementations goes through the
+		 * buffer, which saves copying most of a chunk twice. */
+		size_t off = len < CHUNK_BYTES - BLOCK ? len : FIRST_BYTES - BLOCK;
 		crypt_buffered(a, dir, ctr, y, in, out, off, mask);
 		while (len - off >= CHUNK_BYTES) {
 			crypt_chunk(a, dir, ctr, y, in + off, out + off, CHUNK_BYTES);

@@ -208,13 +208,16 @@ static void test_picks_by_features(void **state)
 		uint32_t have;
 		const char *want;
 	} AEAD[] = {
-		{SOTLS_AEAD_ARIA_128_GCM, HASWELL, "sotls-aria-aesni-avx+ghash-pclmul"},
+		{SOTLS_AEAD_ARIA_128_GCM, HASWELL, "sotls-aria-aesni-avx2+ghash-pclmul"},
 		/* VPCLMULQDQ without AVX-512: GHASH on ymm. */
-		{SOTLS_AEAD_ARIA_128_GCM, ZEN3, "sotls-aria-aesni-avx+ghash-vpclmul-avx2"},
+		{SOTLS_AEAD_ARIA_128_GCM, ZEN3, "sotls-aria-vaes-avx2+ghash-vpclmul-avx2"},
+		{SOTLS_AEAD_ARIA_128_GCM, ZEN3 & ~SOTLS_CPU_VAES,
+		 "sotls-aria-aesni-avx2+ghash-vpclmul-avx2"},
+		{SOTLS_AEAD_ARIA_128_GCM, HASWELL & ~SOTLS_CPU_AVX2, "sotls-aria-aesni-avx+ghash-pclmul"},
 		{SOTLS_AEAD_ARIA_128_GCM, ALDER_LAKE, "sotls-aria-gfni-avx2+ghash-vpclmul-avx2"},
 		{SOTLS_AEAD_ARIA_128_GCM, ICE_LAKE, "sotls-aria-gfni-avx512+ghash-vpclmul-avx512"},
 		{SOTLS_AEAD_ARIA_128_GCM, ICE_LAKE & ~SOTLS_CPU_GFNI,
-		 "sotls-aria-aesni-avx+ghash-vpclmul-avx512"},
+		 "sotls-aria-vaes-avx2+ghash-vpclmul-avx512"},
 		{SOTLS_AEAD_ARIA_256_GCM, ICE_LAKE & ~SOTLS_CPU_AVX512F,
 		 "sotls-aria-gfni-avx2+ghash-vpclmul-avx2"},
 		{SOTLS_AEAD_ARIA_256_GCM, ALDER_LAKE & ~SOTLS_CPU_VPCLMUL,

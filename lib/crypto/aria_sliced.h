@@ -1,6 +1,8 @@
 /*
- * Byte-sliced ARIA in CTR mode with GFNI S-boxes, written once for every
- * vector width. aria_gfni_avx512.c and aria_gfni_avx2.c include this file
+ * Byte-sliced ARIA in CTR mode, written once for every vector width and for
+ * two ways of computing the S-boxes: GFNI, or the AES instructions plus
+ * affine byte maps (aria_aesni_sbox.h). aria_gfni_avx512.c,
+ * aria_gfni_avx2.c, aria_aesni_avx2.c and aria_vaes_avx2.c include this file
  * once per width and instruction set (see the template part below); each
  * inclusion defines static functions named through SL_FN.
  *
@@ -9,8 +11,8 @@
  * the diffusion layer, a 16x16 binary matrix on bytes, is plain vector XOR.
  */
 
-#ifndef SOTLS_CRYPTO_ARIA_GFNI_SLICED_ONCE
-#define SOTLS_CRYPTO_ARIA_GFNI_SLICED_ONCE
+#ifndef SOTLS_CRYPTO_ARIA_SLICED_ONCE
+#define SOTLS_CRYPTO_ARIA_SLICED_ONCE
 
 #include <immintrin.h>
 #include <stddef.h>
@@ -73,15 +75,28 @@ struct aria_sl_ctx {
 	/* Round 1's output restricted to the counter bytes 0..11, which are
 	 * the same in every block of the call, with ek2 added. */
 	uint8_t c1[16];
+	/* With the AES S-boxes, the round keys they add, sk[r - 2] for
+	 * round r (aria_aes_sbox_keys); NULL with GFNI. */
+	const uint8_t (*sk)[16];
 };
 
-#endif /* SOTLS_CRYPTO_ARIA_GFNI_SLICED_ONCE */
+/* A zero round key: A alone is diffuse_key with it (the XORs fold), and
+ * the substitution layers without keys take it. */
+static const uint8_t ARIA_SL_NO_KEY[16];
+
+/* The S-box methods, for SL_SBOX. */
+#define ARIA_SL_GFNI 0
+#define ARIA_SL_AESNI 1 /* AESENCLAST on xmm, each 128-bit lane apart */
+#define ARIA_SL_VAES 2  /* VAES's AESENCLAST on whole ymm registers */
+
+#endif /* SOTLS_CRYPTO_ARIA_SLICED_ONCE */
 
 /*
  * Template part, expanded once per inclusion. The includer defines SL_WIDTH,
- * 512 or 256, and for 256 also SL_TERNLOG: 1 where AVX-512VL's VPTERNLOGD
- * may be used, 0 for plain AVX2. The end of this file undefines both and
- * everything below that depends on them.
+ * 512, 256 or 128, for 256 also SL_TERNLOG: 1 where AVX-512VL's VPTERNLOGD
+ * may be used, 0 for plain AVX2, and optionally SL_SBOX, one of the
+ * ARIA_SL_* methods above (GFNI if not defined; 512 is GFNI only). The end
+ * of this file undefines them and everything below that depends on them.
  *
  * The algorithm sees vectors of SL_LANES 128-bit lanes through:
  *   vzero() vbcast8(byte) vbcast128(const uint8_t *)
@@ -93,6 +108,10 @@ struct aria_sl_ctx {
  *   SL_FN(xor_store_part)(out, in, v, nb): out = in ^ v for the first
  *     nb < SL_LANES blocks only, touching no byte beyond them
  */
+#ifndef SL_SBOX
+#define SL_SBOX ARIA_SL_GFNI
+#endif
+
 #if SL_WIDTH == 512
 
 #define SL_VEC __m512i
@@ -134,6 +153,8 @@ static inline void SL_FN(xor_store_part)(uint8_t *out, const uint8_t *in, SL_VEC
 
 #define SL_VEC __m256i
 #define SL_LANES 2
+#define vshuf8 _mm256_shuffle_epi8
+#define vsrl16 _mm256_srli_epi16
 #define vzero() _mm256_setzero_si256()
 #define vbcast8(b) _mm256_set1_epi8((char)(b))
 #define vbcast128(p) _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(p)))
@@ -173,9 +194,69 @@ static inline void SL_FN(xor_store_part)(uint8_t *out, const uint8_t *in, SL_VEC
 			 _mm_xor_si128(_mm256_castsi256_si128(v), _mm_loadu_si128((const __m128i *)in)));
 }
 
-#else
-#error "SL_WIDTH must be 512 or 256"
+/* vaes{enc,dec}lastk(x, kb): the AES instruction with the key byte kb in
+ * every byte: a broadcast at the point of use, which measured as fast as
+ * keeping whole broadcast round keys per call, without their set-up. */
+#if SL_SBOX == ARIA_SL_AESNI
+/* Without VAES, the two 128-bit lanes go through the xmm instruction apart. */
+#define vaesenclastk(x, kb) aria_aes_ymm_halves((x), _mm_set1_epi8((char)(kb)), 0)
+#define vaesdeclastk(x, kb) aria_aes_ymm_halves((x), _mm_set1_epi8((char)(kb)), 1)
+
+static ARIA_SL_INLINE __m256i aria_aes_ymm_halves(__m256i x, __m128i k, int dec)
+{
+	const __m128i lo = _mm256_castsi256_si128(x), hi = _mm256_extracti128_si256(x, 1);
+
+	return dec ? _mm256_set_m128i(_mm_aesdeclast_si128(hi, k), _mm_aesdeclast_si128(lo, k))
+		   : _mm256_set_m128i(_mm_aesenclast_si128(hi, k), _mm_aesenclast_si128(lo, k));
+}
+#elif SL_SBOX == ARIA_SL_VAES
+#define vaesenclastk(x, kb) _mm256_aesenclast_epi128((x), _mm256_set1_epi8((char)(kb)))
+#define vaesdeclastk(x, kb) _mm256_aesdeclast_epi128((x), _mm256_set1_epi8((char)(kb)))
 #endif
+
+#elif SL_WIDTH == 128
+
+/* 16-block batches, for the tails of the AES-NI ymm code. */
+#define SL_VEC __m128i
+#define SL_LANES 1
+#define SL_FN(name) aria_##name##_xmm
+#define vzero() _mm_setzero_si128()
+#define vbcast8(b) _mm_set1_epi8((char)(b))
+#define vbcast128(p) _mm_loadu_si128((const __m128i *)(p))
+#define vxor(a, b) _mm_xor_si128((a), (b))
+#define vxor3(a, b, c) _mm_xor_si128(_mm_xor_si128((a), (b)), (c))
+#define vand(a, b) _mm_and_si128((a), (b))
+#define vadd8(a, b) _mm_add_epi8((a), (b))
+#define vsub8(a, b) _mm_sub_epi8((a), (b))
+#define vcmpgt8(a, b) _mm_cmpgt_epi8((a), (b))
+#define vcmpeq8(a, b) _mm_cmpeq_epi8((a), (b))
+#define vunpacklo8 _mm_unpacklo_epi8
+#define vunpackhi8 _mm_unpackhi_epi8
+#define vunpacklo16 _mm_unpacklo_epi16
+#define vunpackhi16 _mm_unpackhi_epi16
+#define vunpacklo32 _mm_unpacklo_epi32
+#define vunpackhi32 _mm_unpackhi_epi32
+#define vunpacklo64 _mm_unpacklo_epi64
+#define vunpackhi64 _mm_unpackhi_epi64
+#define vloadu(p) _mm_loadu_si128((const __m128i *)(p))
+#define vstoreu(p, v) _mm_storeu_si128((__m128i *)(p), (v))
+#define vlow8(v) ((uint8_t)_mm_cvtsi128_si32(v))
+#define vshuf8 _mm_shuffle_epi8
+#define vsrl16 _mm_srli_epi16
+#define vaesenclastk(x, kb) _mm_aesenclast_si128((x), _mm_set1_epi8((char)(kb)))
+#define vaesdeclastk(x, kb) _mm_aesdeclast_si128((x), _mm_set1_epi8((char)(kb)))
+
+/* One-block vectors leave nothing over: never called. */
+static inline void SL_FN(xor_store_part)(uint8_t *out, const uint8_t *in, SL_VEC v, size_t nb)
+{
+	(void)out, (void)in, (void)v, (void)nb;
+}
+
+#else
+#error "SL_WIDTH must be 512, 256 or 128"
+#endif
+
+#if SL_SBOX == ARIA_SL_GFNI
 
 static ARIA_SL_INLINE SL_VEC SL_FN(s1)(SL_VEC x)
 {
@@ -197,28 +278,126 @@ static ARIA_SL_INLINE SL_VEC SL_FN(s2inv)(SL_VEC x)
 	return vaffinv(vaff(x, ARIA_GF_S2INV, ARIA_GF_S2INV_C), ARIA_GF_ID, 0);
 }
 
-/* Substitution layer of the odd rounds: S1, S2, S1^-1, S2^-1 repeated. */
-static ARIA_SL_INLINE void SL_FN(sl1)(SL_VEC x[16])
+/* GFNI keeps every byte in place. */
+#define SL_LANE_FIX(x) (x)
+
+/* The S-boxes of the substitution layer (below): GFNI has no key operand,
+ * the round keys are added in the diffusion (kb is always 0). */
+#define SL_SB1(x, kb) ((void)(kb), SL_FN(s1)(x))
+#define SL_SB2(x, kb) ((void)(kb), SL_FN(s2)(x))
+#define SL_SB1INV(x, kb) ((void)(kb), SL_FN(s1inv)(x))
+#define SL_SB2INV(x, kb) ((void)(kb), SL_FN(s2inv)(x))
+
+#else /* AES-NI or VAES */
+
+#include "aria_aesni_sbox.h"
+
+/* An affine map of bytes as two nibble lookups (aria_aesni_sbox.h). */
+static ARIA_SL_INLINE SL_VEC SL_FN(affine)(SL_VEC x, const uint8_t lo[16], const uint8_t hi[16])
 {
-	ARIA_SL_UNROLL
-	for (int j = 0; j < 16; j += 4) {
-		x[j] = SL_FN(s1)(x[j]);
-		x[j + 1] = SL_FN(s2)(x[j + 1]);
-		x[j + 2] = SL_FN(s1inv)(x[j + 2]);
-		x[j + 3] = SL_FN(s2inv)(x[j + 3]);
+	const SL_VEC m = vbcast8(0x0f);
+
+	return vxor(vshuf8(vbcast128(lo), vand(x, m)), vshuf8(vbcast128(hi), vand(vsrl16(x, 4), m)));
+}
+
+/*
+ * The S-boxes with a key byte kb added by the AES instruction itself (see
+ * "Round keys" in aria_aesni_sbox.h; for S2, kb is pre-mapped). S1 and S2
+ * leave the bytes of each lane permuted by sigma, S1^-1 and S2^-1 by
+ * sigma^-1; SL_LANE_FIX on the latter half of each substitution layer
+ * brings all to one order (aria_aesni_sbox.h).
+ */
+static ARIA_SL_INLINE SL_VEC SL_FN(s1k)(SL_VEC x, uint8_t kb)
+{
+	return vaesenclastk(x, kb);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s2k)(SL_VEC x, uint8_t kb)
+{
+	return SL_FN(affine)(vaesenclastk(x, kb), ARIA_AES_F_LO, ARIA_AES_F_HI);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s1invk)(SL_VEC x, uint8_t kb)
+{
+	return vaesdeclastk(x, kb);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s2invk)(SL_VEC x, uint8_t kb)
+{
+	return vaesdeclastk(SL_FN(affine)(x, ARIA_AES_G_LO, ARIA_AES_G_HI), kb);
+}
+
+#define SL_LANE_FIX(x) vshuf8((x), vbcast128(ARIA_AES_LANE_FIX))
+
+/* Without a key, for round 1 (whose keys are added as with GFNI). */
+static ARIA_SL_INLINE SL_VEC SL_FN(s1)(SL_VEC x)
+{
+	return SL_FN(s1k)(x, 0);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s2)(SL_VEC x)
+{
+	return SL_FN(s2k)(x, 0);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s1inv)(SL_VEC x)
+{
+	return SL_FN(s1invk)(x, 0);
+}
+
+static ARIA_SL_INLINE SL_VEC SL_FN(s2inv)(SL_VEC x)
+{
+	return SL_FN(s2invk)(x, 0);
+}
+
+/* The S-boxes of the substitution layer (below) with their key bytes. */
+#define SL_SB1(x, kb) SL_FN(s1k)((x), (kb))
+#define SL_SB2(x, kb) SL_FN(s2k)((x), (kb))
+#define SL_SB1INV(x, kb) SL_FN(s1invk)((x), (kb))
+#define SL_SB2INV(x, kb) SL_FN(s2invk)((x), (kb))
+
+#endif
+
+/* S-box number kind (0 S1, 1 S2, 2 S1^-1, 3 S2^-1) with key byte kb. */
+static ARIA_SL_INLINE SL_VEC SL_FN(sbox)(SL_VEC x, uint8_t kb, int kind)
+{
+	switch (kind) {
+	case 0:
+		return SL_SB1(x, kb);
+	case 1:
+		return SL_SB2(x, kb);
+	case 2:
+		return SL_SB1INV(x, kb);
+	default:
+		return SL_SB2INV(x, kb);
 	}
 }
 
-/* Substitution layer of the even rounds: S1^-1, S2^-1, S1, S2 repeated. */
-static ARIA_SL_INLINE void SL_FN(sl2)(SL_VEC x[16])
+/*
+ * A substitution layer: odd rounds S1, S2, S1^-1, S2^-1 repeated (fwd = 0),
+ * even ones S1^-1, S2^-1, S1, S2 (fwd = 2). With the AES S-boxes the key
+ * bytes k go in with them (aria_aes_sbox_keys) and bytes 2 and 3 of each
+ * word get the lane fix; ARIA_SL_NO_KEY otherwise. In byte order: other
+ * orders made the compiler spill more.
+ */
+static ARIA_SL_INLINE void SL_FN(subst)(SL_VEC x[16], const uint8_t k[16], int fwd)
 {
 	ARIA_SL_UNROLL
-	for (int j = 0; j < 16; j += 4) {
-		x[j] = SL_FN(s1inv)(x[j]);
-		x[j + 1] = SL_FN(s2inv)(x[j + 1]);
-		x[j + 2] = SL_FN(s1)(x[j + 2]);
-		x[j + 3] = SL_FN(s2)(x[j + 3]);
+	for (int j = 0; j < 16; j++) {
+		x[j] = SL_FN(sbox)(x[j], k[j], (j + fwd) % 4);
+		if (j % 4 >= 2)
+			x[j] = SL_LANE_FIX(x[j]);
 	}
+}
+
+static ARIA_SL_INLINE void SL_FN(sl1)(SL_VEC x[16])
+{
+	SL_FN(subst)(x, ARIA_SL_NO_KEY, 0);
+}
+
+static ARIA_SL_INLINE void SL_FN(sl2)(SL_VEC x[16])
+{
+	SL_FN(subst)(x, ARIA_SL_NO_KEY, 2);
 }
 
 /*
@@ -285,6 +464,7 @@ static ARIA_SL_INLINE void SL_FN(prepare)(struct aria_sl_ctx *cx,
 
 	cx->rk = k->rk;
 	cx->rounds = k->rounds;
+	cx->sk = NULL;
 	ARIA_SL_UNROLL
 	for (int j = 0; j < 16; j++)
 		x[j] = vbcast8(j < 12 ? ctr[j] ^ k->rk[0][j] : 0);
@@ -302,8 +482,10 @@ static _Alignas(64) const uint8_t SL_FN(ctr_idx)[16 * SL_LANES] = {
 #if SL_LANES == 4
 	ARIA_SL_IDX_LANE(4, 0), ARIA_SL_IDX_LANE(4, 1), ARIA_SL_IDX_LANE(4, 2),
 	ARIA_SL_IDX_LANE(4, 3),
-#else
+#elif SL_LANES == 2
 	ARIA_SL_IDX_LANE(2, 0), ARIA_SL_IDX_LANE(2, 1),
+#else
+	ARIA_SL_IDX_LANE(1, 0),
 #endif
 };
 
@@ -333,8 +515,8 @@ static ARIA_SL_INLINE void SL_FN(round1)(SL_VEC x[16], const struct aria_sl_ctx 
 
 	b12 = SL_FN(s1)(vxor(b12, vbcast8(cx->rk[0][12])));
 	b13 = SL_FN(s2)(vxor(b13, vbcast8(cx->rk[0][13])));
-	b14 = SL_FN(s1inv)(vxor(b14, vbcast8(cx->rk[0][14])));
-	b15 = SL_FN(s2inv)(vxor(b15, vbcast8(cx->rk[0][15])));
+	b14 = SL_LANE_FIX(SL_FN(s1inv)(vxor(b14, vbcast8(cx->rk[0][14]))));
+	b15 = SL_LANE_FIX(SL_FN(s2inv)(vxor(b15, vbcast8(cx->rk[0][15]))));
 
 	const SL_VEC u1314 = vxor(b13, b14), u1215 = vxor(b12, b15), u1415 = vxor(b14, b15),
 		     u1213 = vxor(b12, b13), u1315 = vxor(b13, b15), u1214 = vxor(b12, b14);
@@ -400,6 +582,7 @@ static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t 
 	SL_VEC x[16];
 
 	SL_FN(round1)(x, cx, c);
+#if SL_SBOX == ARIA_SL_GFNI
 	for (unsigned r = 2; r < cx->rounds; r += 2) {
 		SL_FN(sl2)(x);
 		SL_FN(diffuse_key)(x, cx->rk[r]);
@@ -412,6 +595,19 @@ static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t 
 	/* The last round key is the same for every block: add it after the
 	 * transpose, in the same instruction as the data where vxor3 is one. */
 	const SL_VEC klast = vbcast128(cx->rk[cx->rounds]);
+#else
+	/* The S-box instructions add the keys (aria_aesni_sbox.h): A alone. */
+	for (unsigned r = 2; r < cx->rounds; r += 2) {
+		SL_FN(subst)(x, cx->sk[r - 2], 2);
+		SL_FN(diffuse_key)(x, ARIA_SL_NO_KEY);
+		SL_FN(subst)(x, cx->sk[r - 1], 0);
+		SL_FN(diffuse_key)(x, ARIA_SL_NO_KEY);
+	}
+	SL_FN(subst)(x, cx->sk[cx->rounds - 2], 2);
+	SL_FN(transpose)(x);
+
+	const SL_VEC klast = vzero();
+#endif
 
 	if (nb == 16 * SL_LANES) {
 		ARIA_SL_UNROLL
@@ -435,8 +631,38 @@ static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t 
 				      nb % SL_LANES);
 }
 
+/*
+ * Batches of up to 16 * SL_LANES blocks while more than keep blocks are
+ * left, advancing *c, *in and *out; returns the number of blocks left.
+ */
+static ARIA_SL_INLINE size_t SL_FN(batches)(const struct aria_sl_ctx *cx, uint32_t *c,
+					     const uint8_t **in, uint8_t **out, size_t nblocks,
+					     size_t keep)
+{
+	while (nblocks > keep) {
+		const size_t nb = nblocks < 16 * SL_LANES ? nblocks : 16 * SL_LANES;
+
+		SL_FN(blocks)(cx, *c, *in, *out, nb);
+		*c += (uint32_t)nb;
+		*in += 16 * nb;
+		*out += 16 * nb;
+		nblocks -= nb;
+	}
+	return nblocks;
+}
+
 #undef SL_WIDTH
 #undef SL_TERNLOG
+#undef SL_SBOX
+#undef SL_LANE_FIX
+#undef SL_SB1
+#undef SL_SB2
+#undef SL_SB1INV
+#undef SL_SB2INV
+#undef vshuf8
+#undef vsrl16
+#undef vaesenclastk
+#undef vaesdeclastk
 #undef SL_VEC
 #undef SL_LANES
 #undef SL_FN
