@@ -1,6 +1,6 @@
 /*
  * ARIA CTR, byte-sliced, 32 blocks per batch in ymm registers with GFNI
- * S-boxes (aria_sliced.h), for CPUs with AVX2 and GFNI but no AVX-512:
+ * S-boxes (aria_gfni_sliced.h), for CPUs with AVX2 and GFNI but no AVX-512:
  * three-input XORs take two instructions, and the 16 state vectors fill the
  * 16 ymm registers, so the compiler keeps some in memory during diffusion.
  */
@@ -9,7 +9,7 @@
 
 #define SL_WIDTH 256
 #define SL_TERNLOG 0
-#include "aria_sliced.h"
+#include "aria_gfni_sliced.h"
 
 void sotls_aria_ctr32_gfni_avx2(const struct sotls_aria_key *k, uint8_t ctr[16], const uint8_t *in,
 				uint8_t *out, size_t nblocks)
@@ -21,7 +21,15 @@ void sotls_aria_ctr32_gfni_avx2(const struct sotls_aria_key *k, uint8_t ctr[16],
 		return;
 	aria_prepare_ymm(&cx, k, ctr);
 	c = sotls_load_be32(ctr + 12);
-	aria_batches_ymm(&cx, &c, &in, &out, nblocks, 0);
+	while (nblocks > 0) {
+		const size_t nb = nblocks < 32 ? nblocks : 32;
+
+		aria_blocks_ymm(&cx, c, in, out, nb);
+		c += (uint32_t)nb;
+		in += 16 * nb;
+		out += 16 * nb;
+		nblocks -= nb;
+	}
 	sotls_store_be32(ctr + 12, c);
 	sotls_wipe(&cx, sizeof(cx));
 }

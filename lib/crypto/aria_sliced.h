@@ -1,10 +1,14 @@
 /*
  * Byte-sliced ARIA in CTR mode, written once for every vector width and for
  * two ways of computing the S-boxes: GFNI, or the AES instructions plus
- * affine byte maps (aria_aesni_sbox.h). aria_gfni_avx512.c,
- * aria_gfni_avx2.c, aria_aesni_avx2.c and aria_vaes_avx2.c include this file
- * once per width and instruction set (see the template part below); each
- * inclusion defines static functions named through SL_FN.
+ * affine byte maps (aria_aesni_sbox.h). aria_aesni_avx2.c and
+ * aria_vaes_avx2.c include this file once per width and instruction set
+ * (see the template part below); each inclusion defines static functions
+ * named through SL_FN. The GFNI drivers (aria_gfni_avx2.c,
+ * aria_gfni_avx512.c) still include aria_gfni_sliced.h, the code run on
+ * GFNI CPUs: they move here, onto the GFNI and 512-bit branches below,
+ * once this file's GFNI path has run on such a CPU (no machine or emulator
+ * here has GFNI), and aria_gfni_sliced.h goes.
  *
  * Layout: a batch of 16 * SL_LANES blocks lives in 16 vectors, vector j
  * holding byte j of every block. The S-boxes then act on whole vectors, and
