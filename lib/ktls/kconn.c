@@ -37,16 +37,8 @@ static const char *try_dir(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg 
 	*in_kernel = false;
 	if (atomic_load(&g_no_ulp))
 		return sotls_ktls_reason_name(SOTLS_KTLS_NO_ULP);
-	struct sotls_ktls_keys k;
-	memset(&k, 0, sizeof(k));
-	k.alg = alg;
-	k.key = keys->key;
-	k.key_len = sotls_aead_key_len(alg);
-	memcpy(k.salt, keys->salt, SOTLS_REC_SALT);
-	k.seq = keys->seq;
 	struct sotls_ktls_result res;
-	int rc = sotls_ktls_install(fd, dir, &k, &res);
-	sotls_wipe(&k, sizeof(k));
+	int rc = sotls_ktls_install(fd, dir, alg, keys, &res);
 	if (rc == SOTLS_OK) {
 		*in_kernel = true;
 		return SOTLS_KREASON_KERNEL;

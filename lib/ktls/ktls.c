@@ -200,16 +200,17 @@ size_t sotls_ktls_crypto_info_size(enum sotls_aead_alg alg)
 	return c ? c->size : 0;
 }
 
-size_t sotls_ktls_fill_crypto_info(const struct sotls_ktls_keys *keys, void *buf, size_t buf_len)
+size_t sotls_ktls_fill_crypto_info(enum sotls_aead_alg alg, const struct sotls_dir_keys *keys,
+				   void *buf, size_t buf_len)
 {
 	const struct ktls_cipher *c;
 	struct tls_crypto_info info;
 	unsigned char *p = buf;
 	uint8_t seq[8];
 
-	if (keys == NULL || buf == NULL || (c = find_cipher(keys->alg)) == NULL)
+	if (keys == NULL || buf == NULL || (c = find_cipher(alg)) == NULL)
 		return 0;
-	if (keys->key == NULL || keys->key_len != c->key_len || buf_len < c->size ||
+	if (keys->key == NULL || keys->salt == NULL || buf_len < c->size ||
 	    c->salt_len != SOTLS_REC_SALT || c->iv_len != sizeof(seq) ||
 	    c->seq_len != sizeof(seq))
 		return 0;
@@ -400,28 +401,27 @@ int sotls_ktls_enable(int fd, struct sotls_ktls_result *res)
 	return rc;
 }
 
-int sotls_ktls_install(int fd, enum sotls_ktls_dir dir, const struct sotls_ktls_keys *keys,
-		       struct sotls_ktls_result *res)
+int sotls_ktls_install(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg alg,
+		       const struct sotls_dir_keys *keys, struct sotls_ktls_result *res)
 {
 	union ktls_crypto_info_buf ci;
-	const struct ktls_cipher *c;
 	size_t size;
 	int rc, err;
 
 	if (fd < 0 || keys == NULL || (dir != SOTLS_KTLS_TX && dir != SOTLS_KTLS_RX))
 		return set_result(res, SOTLS_KTLS_BAD_ARGUMENT, EINVAL, NULL);
-	if ((c = find_cipher(keys->alg)) == NULL)
+	if (find_cipher(alg) == NULL)
 		return set_result(res, SOTLS_KTLS_BAD_ARGUMENT, EINVAL,
 				  "invalid kTLS arguments (sotls has no kTLS mapping for the cipher)");
-	if (keys->key == NULL || keys->key_len != c->key_len)
+	if (keys->key == NULL || keys->salt == NULL)
 		return set_result(res, SOTLS_KTLS_BAD_ARGUMENT, EINVAL,
-				  "invalid kTLS arguments (key length)");
+				  "invalid kTLS arguments (no key or salt)");
 
 	rc = sotls_ktls_enable(fd, res);
 	if (rc != SOTLS_OK)
 		return rc;
 
-	size = sotls_ktls_fill_crypto_info(keys, &ci, sizeof(ci));
+	size = sotls_ktls_fill_crypto_info(alg, keys, &ci, sizeof(ci));
 	if (size == 0) {
 		sotls_wipe(&ci, sizeof(ci));
 		return set_result(res, SOTLS_KTLS_BAD_ARGUMENT, EINVAL, NULL);
@@ -429,7 +429,7 @@ int sotls_ktls_install(int fd, enum sotls_ktls_dir dir, const struct sotls_ktls_
 	rc = setsockopt(fd, SOL_TLS, dir == SOTLS_KTLS_TX ? TLS_TX : TLS_RX, &ci, (socklen_t)size);
 	err = rc == 0 ? 0 : errno;
 	sotls_wipe(&ci, sizeof(ci));
-	rc = sotls_ktls_explain(err, 0, dir, keys->alg, res);
+	rc = sotls_ktls_explain(err, 0, dir, alg, res);
 	errno = err;
 	return rc;
 }
@@ -507,8 +507,8 @@ fail:
 
 int sotls_ktls_probe(enum sotls_aead_alg alg, struct sotls_ktls_result *res)
 {
-	uint8_t key[SOTLS_AEAD_MAX_KEY_LEN] = {0};
-	struct sotls_ktls_keys keys;
+	static const uint8_t zero[SOTLS_AEAD_MAX_KEY_LEN];
+	const struct sotls_dir_keys keys = {zero, zero, 0};
 	int a, b, rc;
 
 	if (alg != 0 && find_cipher(alg) == NULL)
@@ -520,11 +520,7 @@ int sotls_ktls_probe(enum sotls_aead_alg alg, struct sotls_ktls_result *res)
 	if (alg == 0) {
 		rc = sotls_ktls_enable(a, res);
 	} else {
-		memset(&keys, 0, sizeof(keys));
-		keys.alg = alg;
-		keys.key = key;
-		keys.key_len = sotls_aead_key_len(alg);
-		rc = sotls_ktls_install(a, SOTLS_KTLS_TX, &keys, res);
+		rc = sotls_ktls_install(a, SOTLS_KTLS_TX, alg, &keys, res);
 	}
 	int err = errno;
 	close(a);

@@ -60,14 +60,9 @@ struct sotls_ktls_result {
 	const char *text;
 };
 
-/* Keys for one direction. */
-struct sotls_ktls_keys {
-	enum sotls_aead_alg alg;
-	const uint8_t *key; /* sotls_aead_key_len(alg) bytes */
-	size_t key_len;
-	uint8_t salt[SOTLS_REC_SALT];
-	uint64_t seq; /* sequence number of the next record in this direction */
-};
+/* A direction's keys are struct sotls_dir_keys (tls12.h), the type the key
+ * block, the record layer and the kernel path share; its key is
+ * sotls_aead_key_len(alg) bytes. */
 
 /* Whether this module has a SOL_TLS mapping for alg. */
 int sotls_ktls_alg_supported(enum sotls_aead_alg alg);
@@ -82,10 +77,11 @@ size_t sotls_ktls_crypto_info_size(enum sotls_aead_alg alg);
  * Fills buf (at least sotls_ktls_crypto_info_size(alg) bytes) with the
  * crypto_info struct setsockopt(SOL_TLS, TLS_TX/TLS_RX) takes: version TLS 1.2,
  * iv and rec_seq = seq big-endian, key, salt. Returns its size, or 0 for an
- * unknown alg, a wrong key length or a short buffer. For tests and tools;
+ * unknown alg, missing keys or a short buffer. For tests and tools;
  * sotls_ktls_install uses it and wipes the copy.
  */
-size_t sotls_ktls_fill_crypto_info(const struct sotls_ktls_keys *keys, void *buf, size_t buf_len);
+size_t sotls_ktls_fill_crypto_info(enum sotls_aead_alg alg, const struct sotls_dir_keys *keys,
+				   void *buf, size_t buf_len);
 
 /*
  * Attaches the "tls" ULP to fd (an established TCP socket). Idempotent: an
@@ -105,8 +101,8 @@ int sotls_ktls_enable(int fd, struct sotls_ktls_result *res);
  * established TCP socket), SOTLS_ERR_OUT_OF_MEMORY or SOTLS_ERR_SYSCALL
  * (errno kept). res is optional.
  */
-int sotls_ktls_install(int fd, enum sotls_ktls_dir dir, const struct sotls_ktls_keys *keys,
-		       struct sotls_ktls_result *res);
+int sotls_ktls_install(int fd, enum sotls_ktls_dir dir, enum sotls_aead_alg alg,
+		       const struct sotls_dir_keys *keys, struct sotls_ktls_result *res);
 
 /*
  * Checks on a throwaway loopback TCP connection whether this kernel attaches

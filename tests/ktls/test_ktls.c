@@ -69,19 +69,14 @@ static void test_cipher_table(void **state)
 
 static void check_info(enum sotls_aead_alg alg, const uint8_t *key, size_t key_len)
 {
-	struct sotls_ktls_keys k = {
-	    .alg = alg,
-	    .key = key,
-	    .key_len = key_len,
-	    .salt = {0xa1, 0xb2, 0xc3, 0xd4},
-	    .seq = 0x0102030405060708ull,
-	};
+	static const uint8_t salt[4] = {0xa1, 0xb2, 0xc3, 0xd4};
+	struct sotls_dir_keys k = {key, salt, 0x0102030405060708ull};
 	static const uint8_t seq_be[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 	uint8_t buf[128];
 	size_t n;
 
 	memset(buf, 0xee, sizeof(buf));
-	n = sotls_ktls_fill_crypto_info(&k, buf, sizeof(buf));
+	n = sotls_ktls_fill_crypto_info(alg, &k, buf, sizeof(buf));
 	assert_int_equal(n, 4 + 8 + key_len + 4 + 8);
 	/* version TLS 1.2 (0x0303) and cipher type, both host-endian u16 */
 	uint16_t version, type;
@@ -118,14 +113,14 @@ static void check_info(enum sotls_aead_alg alg, const uint8_t *key, size_t key_l
 	}
 #endif
 
-	/* Wrong key length, short buffer, unknown alg: nothing. */
-	k.key_len = key_len - 1;
-	assert_int_equal(sotls_ktls_fill_crypto_info(&k, buf, sizeof(buf)), 0);
-	k.key_len = key_len;
-	assert_int_equal(sotls_ktls_fill_crypto_info(&k, buf, n - 1), 0);
-	k.alg = (enum sotls_aead_alg)99;
-	assert_int_equal(sotls_ktls_fill_crypto_info(&k, buf, sizeof(buf)), 0);
-	assert_int_equal(sotls_ktls_fill_crypto_info(NULL, buf, sizeof(buf)), 0);
+	/* No salt, short buffer, unknown alg, no keys: nothing. */
+	k.salt = NULL;
+	assert_int_equal(sotls_ktls_fill_crypto_info(alg, &k, buf, sizeof(buf)), 0);
+	k.salt = salt;
+	assert_int_equal(sotls_ktls_fill_crypto_info(alg, &k, buf, n - 1), 0);
+	assert_int_equal(sotls_ktls_fill_crypto_info((enum sotls_aead_alg)99, &k, buf, sizeof(buf)),
+			 0);
+	assert_int_equal(sotls_ktls_fill_crypto_info(alg, NULL, buf, sizeof(buf)), 0);
 }
 
 static void test_crypto_info_128(void **state)
@@ -142,15 +137,17 @@ static void test_crypto_info_256(void **state)
 
 static void test_crypto_info_seq_zero(void **state)
 {
-	struct sotls_ktls_keys k = {.alg = SOTLS_AEAD_ARIA_128_GCM, .key = key16, .key_len = 16};
+	static const uint8_t salt[4];
+	struct sotls_dir_keys k = {key16, salt, 0};
 	uint8_t buf[64], zero[8] = {0};
 	(void)state;
-	k.seq = 0;
-	assert_int_equal(sotls_ktls_fill_crypto_info(&k, buf, sizeof(buf)), 40);
+	assert_int_equal(sotls_ktls_fill_crypto_info(SOTLS_AEAD_ARIA_128_GCM, &k, buf, sizeof(buf)),
+			 40);
 	assert_memory_equal(buf + 4, zero, 8);
 	assert_memory_equal(buf + 32, zero, 8);
 	k.seq = UINT64_MAX - 1;
-	assert_int_equal(sotls_ktls_fill_crypto_info(&k, buf, sizeof(buf)), 40);
+	assert_int_equal(sotls_ktls_fill_crypto_info(SOTLS_AEAD_ARIA_128_GCM, &k, buf, sizeof(buf)),
+			 40);
 	static const uint8_t max1[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe};
 	assert_memory_equal(buf + 4, max1, 8);
 	assert_memory_equal(buf + 32, max1, 8);
@@ -329,20 +326,21 @@ static void test_host_probe(void **state)
 /* A failed install leaves a plain TCP socket the userspace record layer can use. */
 static void test_host_install_fallback(void **state)
 {
-	struct sotls_ktls_keys k = {
-	    .alg = SOTLS_AEAD_ARIA_256_GCM, .key = key32, .key_len = 32, .seq = 1};
+	static const uint8_t salt[4];
+	const enum sotls_aead_alg alg = SOTLS_AEAD_ARIA_256_GCM;
+	struct sotls_dir_keys k = {key32, salt, 1};
 	struct sotls_ktls_result r;
 	int a, b;
 	(void)state;
 
 	tcp_pair(&a, &b);
-	int rc = sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r);
+	int rc = sotls_ktls_install(a, SOTLS_KTLS_TX, alg, &k, &r);
 	print_message("host TLS_TX ARIA-256-GCM: rc %d reason %d errno %d: %s\n", rc, r.reason,
 		      r.err, r.text);
 	if (rc != SOTLS_OK) {
 		assert_int_equal(rc, SOTLS_ERR_UNSUPPORTED);
 		assert_plain_tcp_works(a, b);
-		int rc2 = sotls_ktls_install(b, SOTLS_KTLS_RX, &k, &r);
+		int rc2 = sotls_ktls_install(b, SOTLS_KTLS_RX, alg, &k, &r);
 		assert_int_equal(rc2, SOTLS_ERR_UNSUPPORTED);
 		assert_plain_tcp_works(a, b);
 	} else {
@@ -350,9 +348,9 @@ static void test_host_install_fallback(void **state)
 		 * sequence number given, and a record it seals on a opens on b
 		 * under the same key and number, in the kernel too. */
 		uint64_t seq = 0;
-		assert_int_equal(sotls_ktls_get_seq(a, SOTLS_KTLS_TX, k.alg, &seq), SOTLS_OK);
+		assert_int_equal(sotls_ktls_get_seq(a, SOTLS_KTLS_TX, alg, &seq), SOTLS_OK);
 		assert_int_equal(seq, 1);
-		assert_int_equal(sotls_ktls_install(b, SOTLS_KTLS_RX, &k, &r), SOTLS_OK);
+		assert_int_equal(sotls_ktls_install(b, SOTLS_KTLS_RX, alg, &k, &r), SOTLS_OK);
 		assert_int_equal(sotls_ktls_send_record(a, SOTLS_CT_APPLICATION_DATA, "sealed", 6),
 				 6);
 		char buf[16];
@@ -360,9 +358,9 @@ static void test_host_install_fallback(void **state)
 		assert_int_equal(sotls_ktls_recv(b, buf, sizeof(buf), 0, &type), 6);
 		assert_int_equal(type, SOTLS_CT_APPLICATION_DATA);
 		assert_memory_equal(buf, "sealed", 6);
-		assert_int_equal(sotls_ktls_get_seq(a, SOTLS_KTLS_TX, k.alg, &seq), SOTLS_OK);
+		assert_int_equal(sotls_ktls_get_seq(a, SOTLS_KTLS_TX, alg, &seq), SOTLS_OK);
 		assert_int_equal(seq, 2);
-		assert_int_equal(sotls_ktls_get_seq(b, SOTLS_KTLS_RX, k.alg, &seq), SOTLS_OK);
+		assert_int_equal(sotls_ktls_get_seq(b, SOTLS_KTLS_RX, alg, &seq), SOTLS_OK);
 		assert_int_equal(seq, 2);
 	}
 	close(a);
@@ -371,23 +369,28 @@ static void test_host_install_fallback(void **state)
 
 static void test_bad_arguments(void **state)
 {
-	struct sotls_ktls_keys k = {.alg = SOTLS_AEAD_ARIA_128_GCM, .key = key16, .key_len = 16};
+	static const uint8_t salt[4];
+	const enum sotls_aead_alg alg = SOTLS_AEAD_ARIA_128_GCM;
+	struct sotls_dir_keys k = {key16, salt, 0};
 	struct sotls_ktls_result r;
 	int a, b, p[2];
 	(void)state;
 
-	assert_int_equal(sotls_ktls_install(-1, SOTLS_KTLS_TX, &k, &r), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_ktls_install(-1, SOTLS_KTLS_TX, alg, &k, &r),
+			 SOTLS_ERR_INVALID_ARGUMENT);
 	assert_int_equal(r.reason, SOTLS_KTLS_BAD_ARGUMENT);
 	tcp_pair(&a, &b);
-	assert_int_equal(sotls_ktls_install(a, SOTLS_KTLS_TX, NULL, &r), SOTLS_ERR_INVALID_ARGUMENT);
-	assert_int_equal(sotls_ktls_install(a, (enum sotls_ktls_dir)3, &k, &r),
+	assert_int_equal(sotls_ktls_install(a, SOTLS_KTLS_TX, alg, NULL, &r),
 			 SOTLS_ERR_INVALID_ARGUMENT);
-	k.key_len = 32;
-	assert_int_equal(sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r), SOTLS_ERR_INVALID_ARGUMENT);
-	assert_string_equal(r.text, "invalid kTLS arguments (key length)");
-	k.key_len = 16;
-	k.alg = (enum sotls_aead_alg)99;
-	assert_int_equal(sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r), SOTLS_ERR_INVALID_ARGUMENT);
+	assert_int_equal(sotls_ktls_install(a, (enum sotls_ktls_dir)3, alg, &k, &r),
+			 SOTLS_ERR_INVALID_ARGUMENT);
+	k.salt = NULL;
+	assert_int_equal(sotls_ktls_install(a, SOTLS_KTLS_TX, alg, &k, &r),
+			 SOTLS_ERR_INVALID_ARGUMENT);
+	assert_string_equal(r.text, "invalid kTLS arguments (no key or salt)");
+	k.salt = salt;
+	assert_int_equal(sotls_ktls_install(a, SOTLS_KTLS_TX, (enum sotls_aead_alg)99, &k, &r),
+			 SOTLS_ERR_INVALID_ARGUMENT);
 	/* Rejected before any syscall: the socket is untouched. */
 	assert_plain_tcp_works(a, b);
 	close(a);

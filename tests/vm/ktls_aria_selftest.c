@@ -120,14 +120,9 @@ struct suite {
 	struct sotls_aead aead;
 };
 
-static void keys_of(const struct suite *s, uint64_t seq, struct sotls_ktls_keys *k)
+static void keys_of(const struct suite *s, uint64_t seq, struct sotls_dir_keys *k)
 {
-	memset(k, 0, sizeof(*k));
-	k->alg = s->alg;
-	k->key = s->key;
-	k->key_len = s->key_len;
-	memcpy(k->salt, s->salt, 4);
-	k->seq = seq;
+	*k = (struct sotls_dir_keys){s->key, s->salt, seq};
 }
 
 /*
@@ -217,13 +212,13 @@ static const size_t sizes[] = {1, 13, 100, 1000, 4096, 16383, 16384, 16385, 4000
 static void test_tx(struct suite *s, uint64_t seq0)
 {
 	static uint8_t sent[40000], got[MAX_PLAIN];
-	struct sotls_ktls_keys k;
+	struct sotls_dir_keys k;
 	struct sotls_ktls_result r;
 	int a, b;
 
 	vm_tcp_pair(&a, &b);
 	keys_of(s, seq0, &k);
-	int rc = sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r);
+	int rc = sotls_ktls_install(a, SOTLS_KTLS_TX, s->alg, &k, &r);
 	check(rc == SOTLS_OK, "%s/%s TX install at seq %llu: %s (errno %d)", s->name, sotls_aead_impl_name(&s->aead),
 	      (unsigned long long)seq0, r.text, r.err);
 	if (rc != SOTLS_OK)
@@ -293,13 +288,13 @@ out:
 static void test_rx(struct suite *s, uint64_t seq0)
 {
 	static uint8_t plain[40000], rec[MAX_RECORD], got[MAX_PLAIN + 64];
-	struct sotls_ktls_keys k;
+	struct sotls_dir_keys k;
 	struct sotls_ktls_result r;
 	int a, b;
 
 	vm_tcp_pair(&a, &b);
 	keys_of(s, seq0, &k);
-	int rc = sotls_ktls_install(b, SOTLS_KTLS_RX, &k, &r);
+	int rc = sotls_ktls_install(b, SOTLS_KTLS_RX, s->alg, &k, &r);
 	check(rc == SOTLS_OK, "%s/%s RX install at seq %llu: %s (errno %d)", s->name, sotls_aead_impl_name(&s->aead),
 	      (unsigned long long)seq0, r.text, r.err);
 	if (rc != SOTLS_OK)
@@ -370,14 +365,14 @@ static void test_rx_overflow(struct suite *s)
 {
 	uint8_t hdr[TLS_HDR] = {SOTLS_CT_APPLICATION_DATA, 3, 3, 0, 0};
 	static uint8_t junk[MAX_RECORD + 2048];
-	struct sotls_ktls_keys k;
+	struct sotls_dir_keys k;
 	struct sotls_ktls_result r;
 	uint8_t got[64], type;
 	int a, b;
 
 	vm_tcp_pair(&a, &b);
 	keys_of(s, 0, &k);
-	if (sotls_ktls_install(b, SOTLS_KTLS_RX, &k, &r) != SOTLS_OK) {
+	if (sotls_ktls_install(b, SOTLS_KTLS_RX, s->alg, &k, &r) != SOTLS_OK) {
 		check(0, "%s RX install for the overflow test: %s", s->name, r.text);
 		goto out;
 	}
@@ -399,15 +394,15 @@ out:
 static void test_kernel_to_kernel(struct suite *s)
 {
 	static uint8_t sent[50000], got[50000];
-	struct sotls_ktls_keys k;
+	struct sotls_dir_keys k;
 	struct sotls_ktls_result r1, r2;
 	uint8_t type = 0;
 	int a, b;
 
 	vm_tcp_pair(&a, &b);
 	keys_of(s, 1000, &k);
-	int rc1 = sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r1);
-	int rc2 = sotls_ktls_install(b, SOTLS_KTLS_RX, &k, &r2);
+	int rc1 = sotls_ktls_install(a, SOTLS_KTLS_TX, s->alg, &k, &r1);
+	int rc2 = sotls_ktls_install(b, SOTLS_KTLS_RX, s->alg, &k, &r2);
 	if (rc1 != SOTLS_OK || rc2 != SOTLS_OK) {
 		check(0, "%s kernel->kernel install: %s / %s", s->name, r1.text, r2.text);
 		goto out;
@@ -447,17 +442,17 @@ out:
  */
 static void test_both_directions(struct suite *s)
 {
-	struct sotls_ktls_keys k;
+	struct sotls_dir_keys k;
 	struct sotls_ktls_result r;
 	uint8_t got[64], type = 0;
 	int a, b;
 
 	vm_tcp_pair(&a, &b);
 	keys_of(s, 7, &k);
-	int ok = sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r) == SOTLS_OK &&
-		 sotls_ktls_install(a, SOTLS_KTLS_RX, &k, &r) == SOTLS_OK &&
-		 sotls_ktls_install(b, SOTLS_KTLS_RX, &k, &r) == SOTLS_OK &&
-		 sotls_ktls_install(b, SOTLS_KTLS_TX, &k, &r) == SOTLS_OK;
+	int ok = sotls_ktls_install(a, SOTLS_KTLS_TX, s->alg, &k, &r) == SOTLS_OK &&
+		 sotls_ktls_install(a, SOTLS_KTLS_RX, s->alg, &k, &r) == SOTLS_OK &&
+		 sotls_ktls_install(b, SOTLS_KTLS_RX, s->alg, &k, &r) == SOTLS_OK &&
+		 sotls_ktls_install(b, SOTLS_KTLS_TX, s->alg, &k, &r) == SOTLS_OK;
 	check(ok, "%s TX+RX on both ends of one connection: %s", s->name, r.text);
 	if (!ok)
 		goto out;
@@ -468,7 +463,7 @@ static void test_both_directions(struct suite *s)
 						      : -1;
 	int ok2 = n2 == 5 && type == SOTLS_CT_APPLICATION_DATA && memcmp(got, "pong!", 5) == 0;
 	check(ok1 && ok2, "%s both directions through the kernel (%zd, %zd)", s->name, n1, n2);
-	int rc = sotls_ktls_install(a, SOTLS_KTLS_TX, &k, &r);
+	int rc = sotls_ktls_install(a, SOTLS_KTLS_TX, s->alg, &k, &r);
 	check(rc == SOTLS_ERR_BAD_STATE && r.reason == SOTLS_KTLS_ALREADY_SET,
 	      "%s second TLS_TX -> %d reason %d errno %d: %s", s->name, rc, r.reason, r.err, r.text);
 out:
@@ -540,11 +535,11 @@ static void run_fallback_mode(void)
 		struct suite s;
 		init_suite(&s, algs[i], 0);
 		for (int d = SOTLS_KTLS_TX; d <= SOTLS_KTLS_RX; d++) {
-			struct sotls_ktls_keys k;
+			struct sotls_dir_keys k;
 			int a, b;
 			vm_tcp_pair(&a, &b);
 			keys_of(&s, 0, &k);
-			rc = sotls_ktls_install(a, (enum sotls_ktls_dir)d, &k, &r);
+			rc = sotls_ktls_install(a, (enum sotls_ktls_dir)d, s.alg, &k, &r);
 			check(rc == SOTLS_ERR_UNSUPPORTED && r.reason == SOTLS_KTLS_NO_CIPHER &&
 				      strstr(r.text, "kernel cannot do gcm(aria)") != NULL,
 			      "%s %s refused: rc %d reason %d errno %d: %s", s.name,

@@ -42,9 +42,8 @@ struct pair {
 
 static int install(int fd, enum sotls_ktls_dir dir, const uint8_t *key, const uint8_t *salt)
 {
-	struct sotls_ktls_keys k = {.alg = ALG, .key = key, .key_len = 16, .seq = 1};
-	memcpy(k.salt, salt, 4);
-	return sotls_ktls_install(fd, dir, &k, NULL);
+	const struct sotls_dir_keys k = {key, salt, 1};
+	return sotls_ktls_install(fd, dir, ALG, &k, NULL);
 }
 
 static bool pair_open(struct pair *p, bool kernel_tx, bool b_server, uint64_t limit)
