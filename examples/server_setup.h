@@ -55,6 +55,12 @@ int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p);
  * it got. Returns the descriptor, LISTEN_BAD_ADDRESS or -1. */
 int listen_tcp4(const char *bind_addr, int port, int sock_flags, int backlog, int *bound_port);
 
+/* The same with SO_REUSEPORT: several sockets on one port, each with its
+ * own accept queue the kernel spreads clients over (one per thread). The
+ * first may ask for port 0; the others then take the port it got. */
+int listen_tcp4_reuseport(const char *bind_addr, int port, int sock_flags, int backlog,
+			  int *bound_port);
+
 /* Writes "port\n" to path through path.tmp and a rename, so a reader never
  * sees a partial file. Returns 0, or -1 with errno. */
 int write_port_file(const char *path, int port);
