@@ -105,6 +105,23 @@ int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p)
 	return 0;
 }
 
+int parse_sendfile_mode(const char *s, enum sotls_sendfile_mode *m)
+{
+	if (strcmp(s, "auto") == 0)
+		*m = SOTLS_SENDFILE_AUTO;
+	else if (strcmp(s, "zc") == 0)
+		*m = SOTLS_SENDFILE_ZERO_COPY;
+	else if (strcmp(s, "send") == 0)
+		*m = SOTLS_SENDFILE_COPY;
+	else if (strcmp(s, "pread") == 0)
+		*m = SOTLS_SENDFILE_PREAD;
+	else if (strcmp(s, "sendfile") == 0)
+		*m = SOTLS_SENDFILE_PLAIN;
+	else
+		return -1;
+	return 0;
+}
+
 static int listen_on(const char *bind_addr, int port, int sock_flags, int backlog, bool reuseport,
 		     int *bound_port)
 {

@@ -46,6 +46,14 @@ void print_config_error(const char *what, const struct sotls_config *cfg, int rc
 #define KTLS_FLAG_ERROR "--ktls: auto, off, require, tx or rx\n"
 int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p);
 
+/* --sendfile: "auto", "zc", "send", "pread" or "sendfile" into *m. Returns
+ * 0, or -1 for anything else. */
+#define SENDFILE_FLAG_HELP                                                                    \
+	"auto | zc | send | pread | sendfile: pin the path bodies take (default auto: the best " \
+	"the kernel offers)"
+#define SENDFILE_FLAG_ERROR "--sendfile: auto, zc, send, pread or sendfile\n"
+int parse_sendfile_mode(const char *s, enum sotls_sendfile_mode *m);
+
 /* listen_tcp4's result when bind_addr is not an IPv4 address (or there was
  * no socket); -1 means bind or listen failed, with errno. */
 #define LISTEN_BAD_ADDRESS (-2)

@@ -111,9 +111,7 @@ static void usage(FILE *f)
 		    "refuse clients that offer no ALPN (http/1.1 is offered either way)");
 	help_option(f, "--cipher LIST", "allowed suites (default: all sotls supports, ARIA first)");
 	help_option(f, "--ktls MODE", KTLS_FLAG_HELP " (default auto)");
-	help_option(f, "--sendfile MODE",
-		    "auto | zc | send | pread | sendfile: pin the path bodies take (default auto: "
-		    "the best the kernel offers)");
+	help_option(f, "--sendfile MODE", SENDFILE_FLAG_HELP);
 	help_option(f, "--port-file FILE", "write the listening port to FILE once listening");
 	help_option(f, "--quiet", "print only errors");
 	help_option(f, "--help", "this text");
@@ -424,18 +422,8 @@ int main(int argc, char **argv)
 		case 's': g_opt.cipher = optarg; break;
 		case 'S': g_opt.sni_strict = true; break;
 		case 'F':
-			if (strcmp(optarg, "auto") == 0)
-				g_opt.sendfile = SOTLS_SENDFILE_AUTO;
-			else if (strcmp(optarg, "zc") == 0)
-				g_opt.sendfile = SOTLS_SENDFILE_ZERO_COPY;
-			else if (strcmp(optarg, "send") == 0)
-				g_opt.sendfile = SOTLS_SENDFILE_COPY;
-			else if (strcmp(optarg, "pread") == 0)
-				g_opt.sendfile = SOTLS_SENDFILE_PREAD;
-			else if (strcmp(optarg, "sendfile") == 0)
-				g_opt.sendfile = SOTLS_SENDFILE_PLAIN;
-			else {
-				fputs("--sendfile: auto, zc, send, pread or sendfile\n", stderr);
+			if (parse_sendfile_mode(optarg, &g_opt.sendfile) != 0) {
+				fputs(SENDFILE_FLAG_ERROR, stderr);
 				return 2;
 			}
 			break;
