@@ -586,9 +586,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	/* A connection's socket, its file and pipe; the rings, listeners and
-	 * signalfd; what sotls and libc open on the way. */
-	if (limits_fit_fd(&g_opt.limits, 32 + 4 * (int)threads) != 0) {
+	/* Besides a descriptor per connection, the reserve of
+	 * sotls-event-echo-server (stdio, what sotls and libc open, a file
+	 * being served), and more with many threads: a ring and a listener
+	 * each. A file or pipe that finds no descriptor fails its request. */
+	int reserve = 16 + 2 * (int)threads;
+	if (limits_fit_fd(&g_opt.limits, reserve < 32 ? 32 : reserve) != 0) {
 		fprintf(stderr, "RLIMIT_NOFILE: not enough descriptors for a connection\n");
 		return 1;
 	}

@@ -80,6 +80,7 @@ struct conn {
 	/* Lists: the worker's connections, its ready queue, file buffer waiters. */
 	struct conn *prev, *next, *rprev, *rnext, *wnext;
 	bool ready, waiting_buf;
+	bool moved; /* bytes moved since the deadline was set */
 	int64_t deadline, head_deadline;
 	size_t turn; /* bytes this turn, against --event-budget */
 	/* Plaintext to sotls_send: [out, out + out_len). */
@@ -269,18 +270,27 @@ static void socket_failed(struct conn *c, int neg_errno)
 }
 
 /* Bytes moved: the deadline starts again, for reading or for the peer to
- * take what is sent; a request head keeps the deadline of its first byte. */
-static void touch(struct conn *c)
+ * take what is sent, by what the connection waits for now; a request head
+ * keeps the deadline of its first byte. */
+static void set_deadline(struct conn *c)
 {
+	c->moved = false;
 	if (c->st == CS_HANDSHAKE)
 		return;
 	bool writing = c->out_len > 0 || c->send_busy || engine_has_output(c) ||
-		       (c->poll_armed && (c->poll_events & POLLOUT));
+		       (c->poll_armed && (c->poll_events & POLLOUT)) || c->file_busy;
 	int64_t d = limits_now_ms() + (writing ? g_opt.limits.send_ms : g_opt.limits.idle_ms);
 	if (g_opt.http && c->have > 0 && c->file_fd < 0 && c->out_len == 0 &&
 	    c->head_deadline < d)
 		d = c->head_deadline;
 	c->deadline = d;
+}
+
+/* Bytes moved: the deadline is set once the connection waits again (at
+ * the end of drive). */
+static void touch(struct conn *c)
+{
+	c->moved = true;
 }
 
 /* ---- the ring -------------------------------------------------------------- */
@@ -749,6 +759,8 @@ static void drive(struct conn *c)
 		break;
 	}
 	flush(c);
+	if (c->moved)
+		set_deadline(c);
 }
 
 /* ---- the worker's calls --------------------------------------------------------- */
@@ -866,11 +878,12 @@ static void file_complete(struct conn *c, unsigned op, int res)
 		c->file_left -= res;
 		c->turn += (size_t)res;
 		c->w->st.bytes += (unsigned long long)res;
-		touch(c);
 		if (c->pipe_len > 0) {
 			splice_out(c);
+			set_deadline(c);
 			return;
 		}
+		touch(c);
 		break;
 	}
 	drive(c);
