@@ -80,7 +80,8 @@ struct conn {
 	/* Lists: the worker's connections, its ready queue, file buffer waiters. */
 	struct conn *prev, *next, *rprev, *rnext, *wnext;
 	bool ready, waiting_buf;
-	bool moved; /* bytes moved since the deadline was set */
+	bool moved;	       /* bytes moved since the deadline was set */
+	bool deadline_writing; /* the deadline is --send-timeout's */
 	int64_t deadline, head_deadline;
 	size_t turn; /* bytes this turn, against --event-budget */
 	/* Plaintext to sotls_send: [out, out + out_len). */
@@ -223,6 +224,23 @@ static const char *who(void)
 	return g_opt.http ? "client" : "connection";
 }
 
+/* A deadline in file mode, in sotls-https-server's words. */
+static void log_http_expired(const struct conn *c, bool hs)
+{
+	const char *why = limits_strerror(LIMIT_EXPIRED);
+	if (hs)
+		fprintf(stderr, "client %d: handshake failed: %s (--handshake-timeout)\n", c->id, why);
+	else if (c->file_fd >= 0)
+		fprintf(stderr, "client %d: %s: sendfile after %lld bytes: %s\n", c->id, c->req_path,
+			(long long)(c->body_size - c->file_left), why);
+	else if (!g_opt.quiet && c->out_len > 0)
+		printf("client %d: response not taken within --send-timeout: dropped\n", c->id);
+	else if (!g_opt.quiet)
+		printf("client %d: %s: dropped\n", c->id,
+		       c->have > 0 ? "request head not complete within --header-timeout"
+				   : "idle past --idle-timeout");
+}
+
 /* Counts how the connection ended and says so; it is freed once its last
  * ciphertext (close_notify, an alert) is out. */
 static void finish(struct conn *c, enum end how, int rc)
@@ -243,12 +261,12 @@ static void finish(struct conn *c, enum end how, int rc)
 		break;
 	case END_EXPIRED:
 		(*(hs ? &st->hs_expired : &st->idle_expired))++;
-		if (g_opt.verbose || (g_opt.http && !g_opt.quiet))
-			fprintf(stderr, "%s %d: %s: dropped\n", who(), c->id,
+		if (g_opt.http)
+			log_http_expired(c, hs);
+		else if (g_opt.verbose)
+			fprintf(stderr, "connection %d: %s: dropped\n", c->id,
 				hs ? "no handshake within --handshake-timeout"
-				: c->have > 0 && c->file_fd < 0
-				? "request head not complete within --header-timeout"
-				: "no byte moved within --idle-timeout / --send-timeout");
+				   : "no byte moved within --idle-timeout / --send-timeout");
 		break;
 	}
 	if (how != END_EXPIRED && !c->socket_failed && (engine_has_output(c) || c->send_busy)) {
@@ -269,17 +287,24 @@ static void socket_failed(struct conn *c, int neg_errno)
 		finish(c, END_FAILED, SOTLS_ERR_SYSCALL);
 }
 
-/* Bytes moved: the deadline starts again, for reading or for the peer to
- * take what is sent, by what the connection waits for now; a request head
- * keeps the deadline of its first byte. */
+/* Whether the connection waits for its peer to take bytes (else to send). */
+static bool waits_to_write(struct conn *c)
+{
+	return c->out_len > 0 || c->send_busy || engine_has_output(c) ||
+	       (c->poll_armed && (c->poll_events & POLLOUT)) || c->file_busy;
+}
+
+/* The deadline starts again, for reading or for the peer to take what is
+ * sent, by what the connection waits for now; a request head keeps the
+ * deadline of its first byte. */
 static void set_deadline(struct conn *c)
 {
 	c->moved = false;
 	if (c->st == CS_HANDSHAKE)
 		return;
-	bool writing = c->out_len > 0 || c->send_busy || engine_has_output(c) ||
-		       (c->poll_armed && (c->poll_events & POLLOUT)) || c->file_busy;
-	int64_t d = limits_now_ms() + (writing ? g_opt.limits.send_ms : g_opt.limits.idle_ms);
+	c->deadline_writing = waits_to_write(c);
+	int64_t d = limits_now_ms() +
+		    (c->deadline_writing ? g_opt.limits.send_ms : g_opt.limits.idle_ms);
 	if (g_opt.http && c->have > 0 && c->file_fd < 0 && c->out_len == 0 &&
 	    c->head_deadline < d)
 		d = c->head_deadline;
@@ -759,7 +784,10 @@ static void drive(struct conn *c)
 		break;
 	}
 	flush(c);
-	if (c->moved)
+	/* Bytes moved, or it went from reading to waiting for its peer to
+	 * take bytes (a turn cut by the budget): --idle-timeout and
+	 * --send-timeout count from here. */
+	if (c->moved || waits_to_write(c) != c->deadline_writing)
 		set_deadline(c);
 }
 
@@ -769,8 +797,12 @@ void conn_start(struct worker *w, int fd)
 {
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/* Zero-copy pages, ours or sotls_sendfile's, wait for the peer's ACK:
+	 * the kernel gives up on a peer that takes nothing for --send-timeout. */
 	struct conn *c = calloc(1, sizeof(*c));
-	int rc = c == NULL ? SOTLS_ERR_OUT_OF_MEMORY : uring_new_engine(&c->tls);
+	int rc = c == NULL ? SOTLS_ERR_OUT_OF_MEMORY
+	       : limits_prepare_socket(fd, g_opt.limits.send_ms) != 0 ? SOTLS_ERR_SYSCALL
+								     : uring_new_engine(&c->tls);
 	if (rc != 0) {
 		free(c);
 		close(fd);
