@@ -397,6 +397,7 @@ static int turn(struct worker *w, int timeout_ms)
 	if (rc < 0 && rc != -ETIME && rc != -EINTR && rc != -EBUSY)
 		return rc;
 	unsigned head, n = 0;
+	w->turn_no++;
 	io_uring_for_each_cqe(&w->loop.ring, head, cqe)
 	{
 		handle(w, cqe);

@@ -84,6 +84,7 @@ struct conn {
 	bool deadline_writing; /* the deadline is --send-timeout's */
 	int64_t deadline, head_deadline;
 	size_t turn; /* bytes this turn, against --event-budget */
+	unsigned long turn_no; /* the worker's turn they were counted in */
 	/* Plaintext to sotls_send: [out, out + out_len). */
 	const uint8_t *out;
 	size_t out_len;
@@ -758,7 +759,11 @@ static void drive(struct conn *c)
 	if (c->released)
 		return;
 	ready_remove(c);
-	c->turn = 0;
+	/* The budget is per loop turn, however many completions wake it. */
+	if (c->turn_no != c->w->turn_no) {
+		c->turn_no = c->w->turn_no;
+		c->turn = 0;
+	}
 	for (;;) {
 		int rc = step(c);
 		if (c->released)
@@ -945,6 +950,7 @@ void conn_complete(struct worker *w, const struct io_uring_cqe *cqe)
 
 void conn_run_ready(struct worker *w)
 {
+	w->ready_head->turn = 0; /* its next turn, after the others' events */
 	drive(w->ready_head);
 }
 

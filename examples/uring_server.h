@@ -60,6 +60,7 @@ struct worker {
 	struct conn *conns;		/* open ones (closed ones wait for their operations) */
 	struct conn *ready_head, *ready_tail; /* out of budget, more to do */
 	size_t n_ready;
+	unsigned long turn_no;		/* loop turns, for the budget */
 	unsigned zombies;		/* released, waiting for their operations' end */
 	struct conn *buf_waiters;	/* waiting for a file buffer */
 	bool accept_armed, accept_paused;
