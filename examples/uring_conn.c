@@ -220,11 +220,6 @@ static bool engine_has_output(struct conn *c)
 	return !c->attached && sotls_engine_send_buf(c->tls, &n) != NULL && n > 0;
 }
 
-static const char *who(void)
-{
-	return g_opt.http ? "client" : "connection";
-}
-
 /* A deadline in file mode, in sotls-https-server's words. */
 static void log_http_expired(const struct conn *c, bool hs)
 {
@@ -256,8 +251,11 @@ static void finish(struct conn *c, enum end how, int rc)
 		if (g_opt.http && hs)
 			fprintf(stderr, "client %d: handshake failed: %s %s\n", c->id,
 				sotls_strerror(rc), sotls_conn_error_detail(c->tls));
-		else if (g_opt.verbose || (g_opt.http && !g_opt.quiet))
-			fprintf(stderr, "%s %d: %s: %s\n", who(), c->id, sotls_strerror(rc),
+		else if (g_opt.http && !g_opt.quiet)
+			printf("client %d: %s %s\n", c->id, sotls_strerror(rc),
+			       sotls_conn_error_detail(c->tls));
+		else if (g_opt.verbose)
+			fprintf(stderr, "connection %d: %s: %s\n", c->id, sotls_strerror(rc),
 				sotls_conn_error_detail(c->tls));
 		break;
 	case END_EXPIRED:
