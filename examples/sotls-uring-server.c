@@ -245,7 +245,8 @@ static void reload(void)
 
 static void arm_accept(struct worker *w)
 {
-	if (w->accept_armed || w->accept_paused || w->draining)
+	if (w->accept_armed || w->accept_paused || w->draining ||
+	    limits_now_ms() < w->accept_retry)
 		return;
 	struct io_uring_sqe *sqe = uring_sqe(&w->loop);
 	if (sqe == NULL)
@@ -312,8 +313,13 @@ static void accept_complete(struct worker *w, const struct io_uring_cqe *cqe)
 {
 	if (!(cqe->flags & IORING_CQE_F_MORE))
 		w->accept_armed = false;
-	if (cqe->res < 0)
-		return; /* cancelled at the cap, or out of descriptors: the next turn re-arms */
+	if (cqe->res < 0) {
+		/* Cancelled at the cap, or a failure such as EMFILE that would
+		 * only come back at once: a sweep later. */
+		if (cqe->res != -ECANCELED)
+			w->accept_retry = limits_now_ms() + SWEEP_MS;
+		return;
+	}
 	if (w->draining) {
 		close(cqe->res);
 	} else if (w->n_parked == 0 && take_slot(w)) {

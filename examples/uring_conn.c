@@ -580,7 +580,10 @@ static int body_step(struct conn *c)
 			body_failed(c, strerror(errno));
 			return STEP_WAIT;
 		}
-		splice_in(c);
+		if (c->pipe_len > 0)
+			splice_out(c); /* the socket was full (EAGAIN): the rest */
+		else
+			splice_in(c);
 		return STEP_WAIT;
 	}
 	if (c->fbuf < 0 && (c->fbuf = uring_file_buf_take(&c->w->loop)) < 0) {
@@ -887,6 +890,12 @@ static void file_complete(struct conn *c, unsigned op, int res)
 	c->file_busy = false;
 	if (c->released)
 		return;
+	if (res == -EAGAIN && op == OP_SPLICE_OUT) {
+		/* A splice honours the socket's O_NONBLOCK: wait until it takes
+		 * bytes, then body_step sends the rest of the pipe. */
+		arm_poll(c, POLLOUT);
+		return;
+	}
 	if (res < 0) {
 		body_failed(c, strerror(-res));
 		return;

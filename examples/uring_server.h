@@ -64,6 +64,7 @@ struct worker {
 	unsigned zombies;		/* released, waiting for their operations' end */
 	struct conn *buf_waiters;	/* waiting for a file buffer */
 	bool accept_armed, accept_paused;
+	int64_t accept_retry;		/* no accept before (after a failure) */
 	int *parked;			/* accepted at the cap: wait for a slot */
 	size_t n_parked, parked_cap;
 	bool draining;
