@@ -452,11 +452,13 @@ static void *worker_main(void *arg)
 			conn_sweep(w, now);
 			last_sweep = now;
 		}
+		conn_reap(w);
 	}
 	/* Whatever is still open is dropped and counted; their operations end
 	 * with the shutdown of their sockets, and then their memory goes. */
 	w->st.rss_kb = proc_status_kb("/proc/self/status", "VmRSS");
 	conn_drop_all(w);
+	conn_reap(w);
 	int64_t end = limits_now_ms() + 1000;
 	while (w->zombies > 0 && limits_now_ms() < end && turn(w, SWEEP_MS) == 0)
 		;

@@ -184,7 +184,8 @@ static void conn_free(struct conn *c)
 }
 
 /* Off the lists, its slot free; the memory goes once the ring has
- * nothing of it left (shutdown ends its recv, send and poll requests). */
+ * nothing of it left (shutdown ends its recv, send and poll requests), at
+ * its last completion or at the end of the turn. */
 static void release(struct conn *c)
 {
 	struct worker *w = c->w;
@@ -202,7 +203,9 @@ static void release(struct conn *c)
 	w->held--;
 	atomic_fetch_sub(&g_held, 1);
 	if (c->inflight == 0) {
-		conn_free(c);
+		/* Freed after the turn: the caller may be inside drive(c). */
+		c->next = w->dead;
+		w->dead = c;
 		return;
 	}
 	w->zombies++;
@@ -951,6 +954,15 @@ void conn_complete(struct worker *w, const struct io_uring_cqe *cqe)
 	}
 	if (last && --c->inflight == 0 && c->released) {
 		w->zombies--;
+		conn_free(c);
+	}
+}
+
+void conn_reap(struct worker *w)
+{
+	while (w->dead != NULL) {
+		struct conn *c = w->dead;
+		w->dead = c->next;
 		conn_free(c);
 	}
 }

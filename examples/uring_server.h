@@ -62,6 +62,7 @@ struct worker {
 	size_t n_ready;
 	unsigned long turn_no;		/* loop turns, for the budget */
 	unsigned zombies;		/* released, waiting for their operations' end */
+	struct conn *dead;		/* released with nothing in flight: freed after the turn */
 	struct conn *buf_waiters;	/* waiting for a file buffer */
 	bool accept_armed, accept_paused;
 	int64_t accept_retry;		/* no accept before (after a failure) */
@@ -79,6 +80,8 @@ struct worker {
 void conn_start(struct worker *w, int fd);
 /* A completion of one of a connection's operations. */
 void conn_complete(struct worker *w, const struct io_uring_cqe *cqe);
+/* Frees the connections released during the turn. */
+void conn_reap(struct worker *w);
 /* Runs the next in the ready queue. */
 void conn_run_ready(struct worker *w);
 /* Drops every connection past its deadline. */
