@@ -706,8 +706,12 @@ static int attach(struct conn *c)
 		return STEP_WAIT;
 	c->need_attach = false;
 	int rc = sotls_engine_attach_fd(c->tls, c->fd);
-	if (rc != 0)
+	if (rc != 0) {
+		/* --ktls require refused: a handshake that failed, as on a socket
+		 * connection, where the handshake itself returns it. */
+		c->st = CS_HANDSHAKE;
 		return rc;
+	}
 	struct sotls_info info = SOTLS_INFO_INIT;
 	sotls_get_info(c->tls, &info);
 	c->attached = true;
