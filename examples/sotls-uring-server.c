@@ -49,8 +49,9 @@
 /* How often deadlines are checked: their precision. */
 #define SWEEP_MS 100
 /* SIGTERM: how long connections in the middle of a request or an echo get
- * to finish before they are dropped. */
-#define DRAIN_MS 5000
+ * to finish before they are dropped, unless --drain-timeout says: as long as
+ * --send-timeout's default, so a client still reading at all is not cut. */
+#define DRAIN_MS_DEFAULT 30000
 /* Per thread: the ring, provided buffers for recv (a TLS record and its
  * header fit in one), and file buffers (a 64 KiB read each). */
 #define RING_ENTRIES 4096
@@ -73,7 +74,8 @@
  */
 #define ZC_MIN_DEFAULT 65536
 
-struct uring_options g_opt = {.limits = SERVER_LIMITS_DEFAULT, .zc_min = ZC_MIN_DEFAULT};
+struct uring_options g_opt = {
+	.limits = SERVER_LIMITS_DEFAULT, .zc_min = ZC_MIN_DEFAULT, .drain_ms = DRAIN_MS_DEFAULT};
 atomic_int g_held;
 atomic_int g_next_id = 1;
 static atomic_int g_stop;
@@ -103,6 +105,7 @@ static void usage(FILE *f)
 		      "[--root DIR] [--port N] [--bind ADDR] [--threads N] "
 		      "[--cert FILE --key FILE]... [--sni-strict] [--require-alpn] "
 		      "[--cipher LIST] [--ktls MODE] [--sendfile MODE] [--zc-min BYTES] "
+		      "[--drain-timeout S] "
 		      "[--port-file FILE] [--allow-errors] [--verbose] [--quiet] [limits] "
 		      "[session resumption]");
 	help_section(f, "DESCRIPTION");
@@ -120,7 +123,7 @@ static void usage(FILE *f)
 		     "registered buffers and sealed by sotls_send (one copy: the engine seals "
 		     "only into its own buffer).\n\n"
 		     "SIGINT or SIGTERM: accepting stops, idle connections get close_notify, the "
-		     "others get 5 seconds to finish their request or echo; then the statistics "
+		     "others get --drain-timeout to finish their request or echo; then the statistics "
 		     "of sotls-event-echo-server are printed (in file mode the bytes are those of "
 		     "bodies sent). SIGHUP builds a new configuration from the same files "
 		     "(certificates, ticket keys): new connections get it, open ones finish on "
@@ -148,6 +151,9 @@ static void usage(FILE *f)
 		 "waits for the peer's read)",
 		 ZC_MIN_DEFAULT);
 	help_option(f, "--zc-min BYTES", zc);
+	help_option(f, "--drain-timeout S",
+		    "after SIGINT or SIGTERM, seconds a connection in the middle of a request or "
+		    "an echo gets to finish before it is dropped (default 30)");
 	help_option(f, "--port-file FILE", "write the listening port to FILE once listening");
 	help_option(f, "--allow-errors",
 		    "exit 0 even if connections failed after their handshake");
@@ -373,7 +379,7 @@ static void signal_complete(struct worker *w, const struct io_uring_cqe *cqe)
 static void start_drain(struct worker *w)
 {
 	w->draining = true;
-	w->drain_end = limits_now_ms() + DRAIN_MS;
+	w->drain_end = limits_now_ms() + g_opt.drain_ms;
 	cancel_accept(w);
 	while (w->n_parked > 0)
 		close(w->parked[--w->n_parked]);
@@ -479,6 +485,7 @@ static int parse_flags(int argc, char **argv, long long *port, const char **bind
 		{"cert", required_argument, NULL, 'c'},	   {"key", required_argument, NULL, 'k'},
 		{"cipher", required_argument, NULL, 's'},  {"ktls", required_argument, NULL, 't'},
 		{"sendfile", required_argument, NULL, 'F'}, {"zc-min", required_argument, NULL, 'z'},
+		{"drain-timeout", required_argument, NULL, 'D'},
 		{"sni-strict", no_argument, NULL, 'S'},	   {"require-alpn", no_argument, NULL, 'A'},
 		{"port-file", required_argument, NULL, 'f'}, {"allow-errors", no_argument, NULL, 'e'},
 		{"verbose", no_argument, NULL, 'v'},	   {"quiet", no_argument, NULL, 'q'},
@@ -486,6 +493,7 @@ static int parse_flags(int argc, char **argv, long long *port, const char **bind
 		SERVER_RESUME_OPTIONS,			   {NULL, 0, NULL, 0},
 	};
 	long long zc;
+	double drain;
 	int opt;
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		int lim = server_limits_option(&g_opt.limits, URING_LIMITS, opt, optarg);
@@ -535,6 +543,11 @@ static int parse_flags(int argc, char **argv, long long *port, const char **bind
 			if (!parse_number_flag("zc-min", optarg, 1, 1 << 30, &zc))
 				return 2;
 			g_opt.zc_min = (size_t)zc;
+			break;
+		case 'D':
+			if (!parse_decimal_flag("drain-timeout", optarg, 0.001, 86400, &drain))
+				return 2;
+			g_opt.drain_ms = (int)(drain * 1000 + 0.5);
 			break;
 		case 'S': g_cfg_opt.sni_strict = true; break;
 		case 'A': g_cfg_opt.require_alpn = true; break;

@@ -41,6 +41,7 @@ struct uring_options {
 	bool http;		/* --root given: files, else echo */
 	struct http_root root;
 	size_t zc_min;		/* --zc-min */
+	int drain_ms;		/* --drain-timeout */
 	bool attach;		/* --ktls other than off: hand the socket over after the handshake */
 	bool verbose, quiet, allow_errors;
 };

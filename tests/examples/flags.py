@@ -54,6 +54,7 @@ def programs(a, d):
                                  'send-timeout', 'event-budget'), **RESUME_FLAGS}),
         (os.path.join(ex, 'sotls-uring-server'), [],
          {'port': PORT, 'threads': FEW + ['0', '257'], 'zc-min': FEW + ['0'],
+          'drain-timeout': FEW_SECONDS + ['0'],
           **limits('max-conns', 'handshake-timeout', 'idle-timeout', 'header-timeout',
                    'send-timeout', 'event-budget'), **RESUME_FLAGS}),
         (os.path.join(ex, 'sotls-keyless-server'),
