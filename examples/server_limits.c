@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,6 +115,28 @@ int64_t limits_now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int limits_fit_fd(struct server_limits *l, int reserve)
+{
+	rlim_t need = (rlim_t)l->max_conns + (rlim_t)reserve;
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return -1;
+	if (rl.rlim_cur < need) {
+		rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0 && getrlimit(RLIMIT_NOFILE, &rl) != 0)
+			return -1;
+	}
+	if (rl.rlim_cur < need) {
+		if (rl.rlim_cur <= (rlim_t)reserve)
+			return -1;
+		fprintf(stderr, "descriptor limit %llu: --max-conns lowered from %d to %llu\n",
+			(unsigned long long)rl.rlim_cur, l->max_conns,
+			(unsigned long long)(rl.rlim_cur - (rlim_t)reserve));
+		l->max_conns = (int)(rl.rlim_cur - (rlim_t)reserve);
+	}
+	return 0;
 }
 
 int limits_prepare_socket(int fd, int send_ms)

@@ -73,6 +73,13 @@ void server_limits_usage(FILE *f, unsigned which);
 /* CLOCK_MONOTONIC in milliseconds. */
 int64_t limits_now_ms(void);
 
+/* Enough descriptors for l->max_conns connections plus reserve (stdio,
+ * listening sockets, rings, what libc and sotls open), and no more: the
+ * soft limit is raised only that far (within the hard limit); a hard limit
+ * below it lowers the cap, saying so. Returns 0, or -1 if not even one
+ * connection fits. */
+int limits_fit_fd(struct server_limits *l, int reserve);
+
 /* ---- threaded servers: one blocking-looking connection per thread ---- */
 
 /* A limit ran out (not a sotls code: the connection itself is fine). */

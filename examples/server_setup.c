@@ -105,7 +105,25 @@ int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p)
 	return 0;
 }
 
-int listen_tcp4(const char *bind_addr, int port, int sock_flags, int backlog, int *bound_port)
+int parse_sendfile_mode(const char *s, enum sotls_sendfile_mode *m)
+{
+	if (strcmp(s, "auto") == 0)
+		*m = SOTLS_SENDFILE_AUTO;
+	else if (strcmp(s, "zc") == 0)
+		*m = SOTLS_SENDFILE_ZERO_COPY;
+	else if (strcmp(s, "send") == 0)
+		*m = SOTLS_SENDFILE_COPY;
+	else if (strcmp(s, "pread") == 0)
+		*m = SOTLS_SENDFILE_PREAD;
+	else if (strcmp(s, "sendfile") == 0)
+		*m = SOTLS_SENDFILE_PLAIN;
+	else
+		return -1;
+	return 0;
+}
+
+static int listen_on(const char *bind_addr, int port, int sock_flags, int backlog, bool reuseport,
+		     int *bound_port)
 {
 	int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | sock_flags, 0);
 	int one = 1;
@@ -118,7 +136,8 @@ int listen_tcp4(const char *bind_addr, int port, int sock_flags, int backlog, in
 		return LISTEN_BAD_ADDRESS;
 	}
 	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, backlog) != 0 ||
+	if ((reuseport && setsockopt(ls, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0) ||
+	    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, backlog) != 0 ||
 	    getsockname(ls, (struct sockaddr *)&sa, &slen) != 0) {
 		int err = errno;
 		close(ls);
@@ -127,6 +146,17 @@ int listen_tcp4(const char *bind_addr, int port, int sock_flags, int backlog, in
 	}
 	*bound_port = ntohs(sa.sin_port);
 	return ls;
+}
+
+int listen_tcp4(const char *bind_addr, int port, int sock_flags, int backlog, int *bound_port)
+{
+	return listen_on(bind_addr, port, sock_flags, backlog, false, bound_port);
+}
+
+int listen_tcp4_reuseport(const char *bind_addr, int port, int sock_flags, int backlog,
+			  int *bound_port)
+{
+	return listen_on(bind_addr, port, sock_flags, backlog, true, bound_port);
 }
 
 int write_port_file(const char *path, int port)

@@ -46,6 +46,14 @@ void print_config_error(const char *what, const struct sotls_config *cfg, int rc
 #define KTLS_FLAG_ERROR "--ktls: auto, off, require, tx or rx\n"
 int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p);
 
+/* --sendfile: "auto", "zc", "send", "pread" or "sendfile" into *m. Returns
+ * 0, or -1 for anything else. */
+#define SENDFILE_FLAG_HELP                                                                    \
+	"auto | zc | send | pread | sendfile: pin the path bodies take (default auto: the best " \
+	"the kernel offers)"
+#define SENDFILE_FLAG_ERROR "--sendfile: auto, zc, send, pread or sendfile\n"
+int parse_sendfile_mode(const char *s, enum sotls_sendfile_mode *m);
+
 /* listen_tcp4's result when bind_addr is not an IPv4 address (or there was
  * no socket); -1 means bind or listen failed, with errno. */
 #define LISTEN_BAD_ADDRESS (-2)
@@ -54,6 +62,12 @@ int parse_ktls_policy(const char *s, enum sotls_ktls_policy *p);
  * SOCK_NONBLOCK) on bind_addr:port (port 0: any); *bound_port is the port
  * it got. Returns the descriptor, LISTEN_BAD_ADDRESS or -1. */
 int listen_tcp4(const char *bind_addr, int port, int sock_flags, int backlog, int *bound_port);
+
+/* The same with SO_REUSEPORT: several sockets on one port, each with its
+ * own accept queue the kernel spreads clients over (one per thread). The
+ * first may ask for port 0; the others then take the port it got. */
+int listen_tcp4_reuseport(const char *bind_addr, int port, int sock_flags, int backlog,
+			  int *bound_port);
 
 /* Writes "port\n" to path through path.tmp and a rename, so a reader never
  * sees a partial file. Returns 0, or -1 with errno. */

@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -44,6 +43,7 @@
 #include "parse_number.h"
 #include "server_resume.h"
 #include "server_setup.h"
+#include "server_stats.h"
 #include "sotls.h"
 
 #define BUF_SIZE 16384
@@ -306,31 +306,6 @@ static void accept_all(int lfd)
 	set_accepting(false); /* at the cap */
 }
 
-/* Enough descriptors for the cap, and no more: the soft limit is raised
- * only that far (within the hard limit); a hard limit below it lowers the
- * cap. Returns 0, or -1 if not even one connection fits. */
-static int fit_fd_limit(void)
-{
-	rlim_t need = (rlim_t)g_limits.max_conns + FD_RESERVE;
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
-		return -1;
-	if (rl.rlim_cur < need) {
-		rl.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
-		if (setrlimit(RLIMIT_NOFILE, &rl) != 0 && getrlimit(RLIMIT_NOFILE, &rl) != 0)
-			return -1;
-	}
-	if (rl.rlim_cur < need) {
-		if (rl.rlim_cur <= FD_RESERVE)
-			return -1;
-		fprintf(stderr, "descriptor limit %llu: --max-conns lowered from %d to %llu\n",
-			(unsigned long long)rl.rlim_cur, g_limits.max_conns,
-			(unsigned long long)(rl.rlim_cur - FD_RESERVE));
-		g_limits.max_conns = (int)(rl.rlim_cur - FD_RESERVE);
-	}
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	help_section(f, "NAME");
@@ -405,7 +380,7 @@ int main(int argc, char **argv)
 	if (server_resume_setup(&g_resume) != 0)
 		return 2;
 
-	if (fit_fd_limit() != 0) {
+	if (limits_fit_fd(&g_limits, FD_RESERVE) != 0) {
 		fprintf(stderr, "RLIMIT_NOFILE: not enough descriptors for a connection\n");
 		return 1;
 	}
@@ -471,26 +446,20 @@ int main(int argc, char **argv)
 	/* Whatever is still open is dropped, and counted apart; a peer still
 	 * in its handshake (one that stalls, or whose close was not read yet)
 	 * never became a TLS client, so it fails nothing. */
-	unsigned long long dropped = g_held, dropped_in_hs = 0;
-	long rss_kb = proc_status_kb("/proc/self/status", "VmRSS");
+	struct server_stats st = {
+		.accepted = g_accepted, .peak_held = g_peak_held, .done_clean = g_done_clean,
+		.failed = g_failed, .hs_failed = g_hs_failed, .dropped = g_held, .bytes = g_bytes,
+		.hs_expired = g_hs_expired, .idle_expired = g_idle_expired, .pauses = g_pauses,
+		.yields = g_yields, .rss_kb = proc_status_kb("/proc/self/status", "VmRSS"),
+	};
+	memcpy(st.resumed, g_resumed, sizeof(st.resumed));
 	while (g_conns != NULL) {
-		dropped_in_hs += g_conns->st == ST_HANDSHAKE;
+		st.dropped_in_hs += g_conns->st == ST_HANDSHAKE;
 		conn_close(g_conns, END_AT_EXIT, 0);
 	}
-	printf("served %llu connections (peak %llu at once): %llu closed cleanly, %llu failed "
-	       "after the handshake, %llu failed in it, %llu still open at exit (%llu of them in the "
-	       "handshake); %llu bytes echoed; RSS %ld KiB, peak RSS %ld KiB\n",
-	       g_accepted, g_peak_held, g_done_clean, g_failed, g_hs_failed, dropped, dropped_in_hs,
-	       g_bytes, rss_kb, proc_status_kb("/proc/self/status", "VmHWM"));
-	printf("resumption: %llu full handshakes, %llu resumed by session ID, %llu by ticket\n",
-	       g_resumed[SOTLS_RESUMED_NONE], g_resumed[SOTLS_RESUMED_SESSION_ID],
-	       g_resumed[SOTLS_RESUMED_TICKET]);
-	printf("limits: %llu dropped at --handshake-timeout, %llu at --idle/--send-timeout; "
-	       "accept paused %llu times at --max-conns %d; %llu turns cut by --event-budget %zu\n",
-	       g_hs_expired, g_idle_expired, g_pauses, g_limits.max_conns, g_yields,
-	       g_limits.budget);
+	server_stats_print(&st, &g_limits);
 	close(g_ep);
 	close(lfd);
 	sotls_config_free(g_cfg);
-	return (g_failed == 0 && dropped == dropped_in_hs) || allow_errors ? 0 : 1;
+	return server_stats_status(&st, allow_errors);
 }

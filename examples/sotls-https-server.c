@@ -30,7 +30,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -39,9 +38,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "http_files.h"
 #include "http_request.h"
 #include "help_text.h"
 #include "keylog_env.h"
@@ -70,8 +69,7 @@ static struct {
 	bool require_alpn, sni_strict;
 	struct server_resume resume;
 } g_opt = {.ktls = SOTLS_KTLS_AUTO, .resume = SERVER_RESUME_DEFAULT};
-static int g_root = -1;
-static char g_root_real[PATH_MAX];
+static struct http_root g_root;
 static int g_verbose = 1;
 static struct server_limits g_limits = SERVER_LIMITS_DEFAULT;
 static struct conn_slots g_slots;
@@ -113,9 +111,7 @@ static void usage(FILE *f)
 		    "refuse clients that offer no ALPN (http/1.1 is offered either way)");
 	help_option(f, "--cipher LIST", "allowed suites (default: all sotls supports, ARIA first)");
 	help_option(f, "--ktls MODE", KTLS_FLAG_HELP " (default auto)");
-	help_option(f, "--sendfile MODE",
-		    "auto | zc | send | pread | sendfile: pin the path bodies take (default auto: "
-		    "the best the kernel offers)");
+	help_option(f, "--sendfile MODE", SENDFILE_FLAG_HELP);
 	help_option(f, "--port-file FILE", "write the listening port to FILE once listening");
 	help_option(f, "--quiet", "print only errors");
 	help_option(f, "--help", "this text");
@@ -131,56 +127,6 @@ static void usage(FILE *f)
 		      "curl -k --tlsv1.2 --ciphers ECDHE-ECDSA-ARIA128-GCM-SHA256 \\\n"
 		      "    https://127.0.0.1:8443/FILE\n"
 		      "kill -HUP $(pidof sotls-https-server)   # re-read the certificates");
-}
-
-/* ---- files -------------------------------------------------------------------- */
-
-/* Non-blocking: opening a FIFO (or a device) must not wait for a writer;
- * the caller then refuses whatever is not a regular file. Symlinks inside
- * the root are served, so no O_NOFOLLOW: RESOLVE_BENEATH keeps them in. */
-#define FILE_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-
-/* Opens rel (relative, already free of "..") beneath the root. */
-static int open_beneath(const char *rel)
-{
-	const char *name = rel[0] != '\0' ? rel : ".";
-	struct open_how how = {
-		.flags = FILE_OPEN_FLAGS,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS,
-	};
-	long fd = syscall(SYS_openat2, g_root, name, &how, sizeof(how));
-	if (fd >= 0 || (errno != ENOSYS && errno != EPERM))
-		return (int)fd;
-	/* No openat2 (or a seccomp filter refuses it): resolve and compare. */
-	char full[PATH_MAX * 2], real[PATH_MAX];
-	snprintf(full, sizeof(full), "%s/%s", g_root_real, rel);
-	if (realpath(full, real) == NULL)
-		return -1;
-	size_t n = strlen(g_root_real);
-	if (strncmp(real, g_root_real, n) != 0 || (real[n] != '/' && real[n] != '\0')) {
-		errno = EXDEV;
-		return -1;
-	}
-	return open(real, FILE_OPEN_FLAGS);
-}
-
-static const char *content_type(const char *path)
-{
-	static const struct {
-		const char *ext, *type;
-	} types[] = {
-		{".html", "text/html; charset=utf-8"}, {".htm", "text/html; charset=utf-8"},
-		{".txt", "text/plain; charset=utf-8"}, {".css", "text/css"},
-		{".js", "text/javascript"},	       {".json", "application/json"},
-		{".png", "image/png"},		       {".jpg", "image/jpeg"},
-		{".svg", "image/svg+xml"},
-	};
-	const char *dot = strrchr(path, '.');
-	if (dot != NULL && strchr(dot, '/') == NULL)
-		for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
-			if (strcasecmp(dot, types[i].ext) == 0)
-				return types[i].type;
-	return "application/octet-stream";
 }
 
 /* ---- responses -------------------------------------------------------------- */
@@ -200,13 +146,8 @@ static int send_all(struct client *cl, const char *p, size_t n)
 static int send_status(struct client *cl, int code, const char *reason, bool head,
 		       bool keep_alive, const char *extra)
 {
-	char body[128], msg[512];
-	int blen = snprintf(body, sizeof(body), "%d %s\n", code, reason);
-	int n = snprintf(msg, sizeof(msg),
-			 "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\n"
-			 "Content-Length: %d\r\n%sConnection: %s\r\n\r\n%s",
-			 code, reason, blen, extra ? extra : "", keep_alive ? "keep-alive" : "close",
-			 head ? "" : body);
+	char msg[512];
+	int n = http_status_response(msg, sizeof(msg), code, reason, head, keep_alive, extra);
 	return send_all(cl, msg, (size_t)n);
 }
 
@@ -225,34 +166,22 @@ static int respond(struct client *cl, const struct http_request *req)
 		send_status(cl, 400, "Bad Request", head, false, NULL);
 		return -1;
 	}
-	int fd = open_beneath(rel);
-	const char *name = rel; /* what is served, for its content type */
-	char idx[HTTP_MAX_PATH + 16];
+	char name[HTTP_MAX_PATH + 16]; /* what is served, for its content type */
 	struct stat st;
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		/* A directory: its index.html, if any. */
-		snprintf(idx, sizeof(idx), "%s%sindex.html", rel, rel[0] ? "/" : "");
-		close(fd);
-		fd = open_beneath(idx);
-		name = idx;
-	}
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	bool not_regular;
+	int fd = http_open_file(&g_root, rel, &st, name, sizeof(name), &not_regular);
+	if (fd < 0) {
 		if (g_verbose)
 			printf("client %d: %s %s -> 404%s\n", id, head ? "HEAD" : "GET", req->path,
-			       fd >= 0 ? " (not a regular file)" : "");
-		if (fd >= 0)
-			close(fd);
+			       not_regular ? " (not a regular file)" : "");
 		return send_status(cl, 404, "Not Found", head, req->keep_alive, NULL) == 0 &&
 				       req->keep_alive
 			       ? 0
 			       : -1;
 	}
 	char hdr[512];
-	int n = snprintf(hdr, sizeof(hdr),
-			 "HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %lld\r\n"
-			 "Connection: %s\r\n\r\n",
-			 content_type(name), (long long)st.st_size,
-			 req->keep_alive ? "keep-alive" : "close");
+	int n = http_ok_head(hdr, sizeof(hdr), http_content_type(name), (long long)st.st_size,
+			     req->keep_alive);
 	if (send_all(cl, hdr, (size_t)n) != 0) {
 		close(fd);
 		return -1;
@@ -493,18 +422,8 @@ int main(int argc, char **argv)
 		case 's': g_opt.cipher = optarg; break;
 		case 'S': g_opt.sni_strict = true; break;
 		case 'F':
-			if (strcmp(optarg, "auto") == 0)
-				g_opt.sendfile = SOTLS_SENDFILE_AUTO;
-			else if (strcmp(optarg, "zc") == 0)
-				g_opt.sendfile = SOTLS_SENDFILE_ZERO_COPY;
-			else if (strcmp(optarg, "send") == 0)
-				g_opt.sendfile = SOTLS_SENDFILE_COPY;
-			else if (strcmp(optarg, "pread") == 0)
-				g_opt.sendfile = SOTLS_SENDFILE_PREAD;
-			else if (strcmp(optarg, "sendfile") == 0)
-				g_opt.sendfile = SOTLS_SENDFILE_PLAIN;
-			else {
-				fputs("--sendfile: auto, zc, send, pread or sendfile\n", stderr);
+			if (parse_sendfile_mode(optarg, &g_opt.sendfile) != 0) {
+				fputs(SENDFILE_FLAG_ERROR, stderr);
 				return 2;
 			}
 			break;
@@ -530,8 +449,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0); /* one line per request, as it happens */
 
-	g_root = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (g_root < 0 || realpath(root, g_root_real) == NULL) {
+	if (http_root_open(&g_root, root) != 0) {
 		fprintf(stderr, "--root %s: %s\n", root, strerror(errno));
 		return 1;
 	}
@@ -566,7 +484,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (g_verbose)
-		printf("serving %s on https://%s:%d/\n", g_root_real, bind_addr, bound);
+		printf("serving %s on https://%s:%d/\n", g_root.real, bind_addr, bound);
 	fflush(stdout);
 
 	conn_slots_init(&g_slots, g_limits.max_conns);

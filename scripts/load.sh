@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Load: sotls-event-echo-server (epoll, non-blocking API) and sotls-loadgen
-# holding CONNS concurrent TLS connections with random message sizes for
-# SECONDS. Fails if any connection fails, any echo is wrong, any connection
+# Load: sotls-event-echo-server (epoll, non-blocking API; or LOAD_SERVER,
+# another echo server with its flags and statistics: sotls-uring-server) and
+# sotls-loadgen holding CONNS concurrent TLS connections with random message
+# sizes for SECONDS. Fails if any connection fails, any echo is wrong, any connection
 # does not close cleanly, or the server does not free everything at exit.
 # STALLED more peers open a connection, send 3 bytes of a record header and
 # stall (until the server drops them at its 60 s handshake deadline): the
@@ -16,6 +17,7 @@
 #                        [INTERVAL [HONEST_MAX]]]]]]]]
 #        (default: build 1000 60 50 1000 10 20 1)
 set -euo pipefail
+server=${LOAD_SERVER:-sotls-event-echo-server}
 build=$(cd "${1:-build}" && pwd)
 conns=${2:-1000}
 seconds=${3:-60}
@@ -37,7 +39,7 @@ trap cleanup EXIT
 # start_server ARGS...: a fresh server, its port in $port.
 start_server() {
   rm -f "$work/port"
-  "$build/examples/sotls-event-echo-server" --port 0 --port-file "$work/port" "$@" \
+  "$build/examples/$server" --port 0 --port-file "$work/port" "$@" \
     >"$work/server.out" 2>&1 &
   srv_pid=$!
   for _ in $(seq 1 300); do [ -s "$work/port" ] && break; sleep 0.1; done
@@ -57,7 +59,7 @@ stop_server() {
 # beyond what a burst of CONNS handshakes takes on one thread (seconds in
 # a sanitizer build); the stalled peers are dropped at it.
 start_server --handshake-timeout 60
-echo "== load: $conns connections for ${seconds}s, $stalled stalled peers"
+echo "== load ($server): $conns connections for ${seconds}s, $stalled stalled peers"
 rc=0
 "$build/examples/sotls-loadgen" --port "$port" --conns "$conns" \
   --seconds "$seconds" --server-pid "$srv_pid" --stalled "$stalled" || rc=$?

@@ -15,7 +15,7 @@ import sys
 
 PROGRAMS = ['sotls-echo-server', 'sotls-echo-client', 'sotls-https-server',
             'sotls-event-echo-server', 'sotls-engine-echo-server', 'sotls-keyless-server',
-            'sotls-key-server', 'sotls-loadgen', 'sotls-ticket-keys']
+            'sotls-key-server', 'sotls-loadgen', 'sotls-ticket-keys', 'sotls-uring-server']
 SECTIONS = ['NAME', 'SYNOPSIS', 'DESCRIPTION', 'OPTIONS', 'EXIT STATUS', 'EXAMPLES']
 
 

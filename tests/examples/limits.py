@@ -6,6 +6,9 @@ peer sees (no ServerHello at the cap, a close at the deadline, not before,
 not never) and what the server logs.
 
     limits.py CASE --bin-dir BUILD/examples --workdir DIR
+
+A CASE named uring-X runs event-X, and uring-https-X runs https-X, with
+sotls-uring-server in place of the event or HTTPS server.
 """
 import argparse
 import atexit
@@ -22,6 +25,11 @@ import time
 
 A = None
 SERVERS = []
+# The servers the https-* and event-* cases start. A case named uring-NAME
+# runs event-NAME (uring-https-NAME: https-NAME) against sotls-uring-server,
+# which takes those servers' flags and prints their lines.
+HTTPS_SERVER = 'sotls-https-server'
+EVENT_SERVER = 'sotls-event-echo-server'
 
 
 def check(cond, msg):
@@ -206,7 +214,7 @@ TRICKLE_HELLO = b'\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03' + b'\x5a' * 40
 
 
 def case_https_cap():
-    srv = Server('sotls-https-server', '--max-conns', '2', root=make_root())
+    srv = Server(HTTPS_SERVER, '--max-conns', '2', root=make_root())
     a, b = tls(srv.port), tls(srv.port)
     check(http_get(a, '/f1')[0].startswith('HTTP/1.1 200'), 'first client not served')
     base = srv.threads()
@@ -221,7 +229,7 @@ def case_https_cap():
 
 
 def case_https_handshake_timeout():
-    srv = Server('sotls-https-server', '--handshake-timeout', '1', root=make_root())
+    srv = Server(HTTPS_SERVER, '--handshake-timeout', '1', root=make_root())
     s = socket.create_connection(('127.0.0.1', srv.port))
     dropped_at(time_to_close(s, 6, TRICKLE_HELLO, 0.2), 1.0,
                'a ClientHello trickled a byte every 0.2 s')
@@ -231,7 +239,7 @@ def case_https_handshake_timeout():
 
 
 def case_https_idle_timeout():
-    srv = Server('sotls-https-server', '--idle-timeout', '1', root=make_root())
+    srv = Server(HTTPS_SERVER, '--idle-timeout', '1', root=make_root())
     s = tls(srv.port)
     check(http_get(s, '/f1')[0].startswith('HTTP/1.1 200'), 'not served')
     dropped_at(time_to_close(s, 6), 1.0, 'a silent kept-alive client')
@@ -242,7 +250,7 @@ def case_https_idle_timeout():
 def case_https_slowloris():
     """A request head a byte every 0.3 s: each byte comes well within any
     per-read timeout, but the whole head must be in within 1.5 s."""
-    srv = Server('sotls-https-server', '--header-timeout', '1.5', '--idle-timeout', '10',
+    srv = Server(HTTPS_SERVER, '--header-timeout', '1.5', '--idle-timeout', '10',
                  root=make_root())
     peers = [tls(srv.port) for _ in range(20)]
     req = b'GET /f1 HTTP/1.1\r\nHost: x\r\nX-a: ' + b'a' * 100
@@ -273,7 +281,7 @@ def case_https_send_timeout():
     root = make_root()
     with open(os.path.join(root, 'big'), 'wb') as f:
         f.truncate(64 << 20)
-    srv = Server('sotls-https-server', '--send-timeout', '1', '--max-conns', '1', root=root)
+    srv = Server(HTTPS_SERVER, '--send-timeout', '1', '--max-conns', '1', root=root)
     s = tls(srv.port, timeout=30)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
     s.sendall(b'GET /big HTTP/1.1\r\nHost: x\r\n\r\n')
@@ -304,7 +312,7 @@ def case_https_fifo():
         os.mknod(dev, 0o666 | 0o020000, os.makedev(1, 3))
     except OSError:
         dev = None
-    srv = Server('sotls-https-server', '--max-conns', '1', root=root)
+    srv = Server(HTTPS_SERVER, '--max-conns', '1', root=root)
     for path in ['/fifo'] + (['/null'] if dev else []):
         t0 = time.monotonic()
         code = curl(srv.port, path, timeout=5)
@@ -370,7 +378,7 @@ def stats(out, key):
 
 
 def case_event_cap():
-    srv = Server('sotls-event-echo-server', '--max-conns', '2')
+    srv = Server(EVENT_SERVER, '--max-conns', '2')
     a, b = tls(srv.port), tls(srv.port)
     echo_once(a)
     pending = no_server_hello(srv.port, 1.0)
@@ -385,7 +393,7 @@ def case_event_cap():
 
 
 def case_event_timeouts():
-    srv = Server('sotls-event-echo-server', '--handshake-timeout', '1', '--idle-timeout', '1.5',
+    srv = Server(EVENT_SERVER, '--handshake-timeout', '1', '--idle-timeout', '1.5',
                  '--send-timeout', '1', '--allow-errors')
     s = socket.create_connection(('127.0.0.1', srv.port))
     dropped_at(time_to_close(s, 6, TRICKLE_HELLO, 0.2), 1.0, 'a trickled ClientHello')
@@ -408,7 +416,7 @@ def case_event_budget():
     another client is served meanwhile."""
     # Slow under ASan on a loaded machine: the default 30 s deadlines must
     # not end the flood (they are tested in their own cases).
-    srv = Server('sotls-event-echo-server', '--event-budget', '16384', '--send-timeout', '600',
+    srv = Server(EVENT_SERVER, '--event-budget', '16384', '--send-timeout', '600',
                  '--idle-timeout', '600')
     f = tls(srv.port)
     flowing = threading.Event()  # the echo has started to come back
@@ -470,13 +478,13 @@ def limits_of(pid):
 def case_event_nofile():
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     check(hard >= 200, f'hard RLIMIT_NOFILE {hard}: too low for this test')
-    srv = Server('sotls-event-echo-server', '--max-conns', '100',
+    srv = Server(EVENT_SERVER, '--max-conns', '100',
                  preexec=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard)))
     soft, h = limits_of(srv.p.pid)
     check(soft == 132 and h == hard, f'soft {soft} hard {h}: want 132 (100 + 32 reserve), {hard}')
     print(f'ok: --max-conns 100 raised the soft limit from 64 to {soft}, not to the hard {hard}')
     srv.stop()
-    srv = Server('sotls-event-echo-server', '--max-conns', '100',
+    srv = Server(EVENT_SERVER, '--max-conns', '100',
                  preexec=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 80)))
     check(srv.wait_log('--max-conns lowered from 100 to 48', 2), srv.text())
     socks = [socket.create_connection(('127.0.0.1', srv.port)) for _ in range(60)]
@@ -489,7 +497,7 @@ def case_event_nofile():
 
 
 def main():
-    global A
+    global A, HTTPS_SERVER, EVENT_SERVER
     ap = argparse.ArgumentParser()
     ap.add_argument('case')
     ap.add_argument('--bin-dir', required=True)
@@ -497,7 +505,13 @@ def main():
     A = ap.parse_args()
     atexit.register(lambda: [s.p.kill() for s in SERVERS if s.p.poll() is None])
     os.makedirs(A.workdir, exist_ok=True)
-    fn = globals().get('case_' + A.case.replace('-', '_'))
+    name = A.case
+    if name.startswith('uring-'):
+        HTTPS_SERVER = EVENT_SERVER = 'sotls-uring-server'
+        name = name[len('uring-'):]
+        if not name.startswith('https-'):
+            name = 'event-' + name
+    fn = globals().get('case_' + name.replace('-', '_'))
     if fn is None:
         print(f'unknown case {A.case}', file=sys.stderr)
         return 2

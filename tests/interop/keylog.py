@@ -14,10 +14,12 @@ and sotls-echo-client, both with SSLKEYLOGFILE. Then:
   marker is nowhere in the capture's bytes;
 - a second session without SSLKEYLOGFILE writes no key log.
 
-And for each example server (echo, event, https; keyless.py does the
-keyless server), with a real peer and no capture:
+And for each example server (echo, event, https, uring and uring-https:
+sotls-uring-server echoing and serving files; keyless.py does the keyless
+server), with a real peer and no capture:
 
-    keylog.py SERVER --echo-server E --event-server V --https-server H ...
+    keylog.py SERVER --echo-server E --event-server V --https-server H
+              --uring-server U ...
 
 the server started with SSLKEYLOGFILE, Python's ssl (OpenSSL) as the client
 with its own key log (SSLContext.keylog_filename): the server's file, mode
@@ -189,7 +191,9 @@ def server_keylog(a, name):
     srv_keys, cli_keys, pf = (os.path.join(d, n) for n in ('server.keys', 'client.keys', 'port'))
     argv = {'echo': [a.echo_server],
             'event': [a.event_server],
-            'https': [a.https_server, '--root', d]}[name]
+            'https': [a.https_server, '--root', d],
+            'uring': [a.uring_server],
+            'uring-https': [a.uring_server, '--root', d]}[name]
     with open(os.path.join(d, 'index.html'), 'w') as f:
         f.write('sotls key log\n')
     srv = subprocess.Popen(argv + ['--port', '0', '--port-file', pf], cwd=d,
@@ -204,7 +208,7 @@ def server_keylog(a, name):
             port = int(f.read())
         with socket.create_connection(('127.0.0.1', port), timeout=30) as raw:
             with python_client(cli_keys).wrap_socket(raw) as t:
-                if name == 'https':
+                if name in ('https', 'uring-https'):
                     t.sendall(b'GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
                     page = b''
                     while chunk := t.recv(4096):  # to the close: Connection: close
@@ -226,11 +230,12 @@ def server_keylog(a, name):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('name', nargs='?', default='tshark',
-                    choices=['tshark', 'echo', 'event', 'https'])
+                    choices=['tshark', 'echo', 'event', 'https', 'uring', 'uring-https'])
     ap.add_argument('--echo-server', required=True)
     ap.add_argument('--echo-client')
     ap.add_argument('--event-server')
     ap.add_argument('--https-server')
+    ap.add_argument('--uring-server')
     ap.add_argument('--workdir', required=True)
     ap.add_argument('--in-netns', action='store_true')
     a = ap.parse_args()

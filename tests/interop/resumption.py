@@ -2,14 +2,15 @@
 """Session resumption (RFC 5246 §7.3, session tickets RFC 5077) against real
 peers: openssl s_client (-reconnect, -sess_out / -sess_in), Python's ssl
 (session=) and openssl s_server, with sotls-echo-server, -event-echo-server,
--https-server and sotls-echo-client as the sotls ends. Tickets that cannot be
-used (expired, under a retired key, tampered with) and sessions offered under
-another server name get full handshakes; two server processes share tickets
-(one key file) and sessions (one --session-store directory). One test per
-invocation:
+-uring-server, -https-server and sotls-echo-client as the sotls ends. Tickets
+that cannot be used (expired, under a retired key, tampered with) and sessions
+offered under another server name get full handshakes; two server processes
+share tickets (one key file) and sessions (one --session-store directory). One
+test per invocation:
 
     resumption.py NAME --echo-server B --echo-client B --event-server B
-                  --https-server B --ticket-keys B --openssl B --workdir DIR
+                  --https-server B --uring-server B --ticket-keys B --openssl B
+                  --workdir DIR
 
 A relay in front of the server (Tap) keeps each connection's bytes, so that a
 test sees what the client offered (its ClientHello's session ID and
@@ -401,21 +402,24 @@ def reconnect_threaded(env, kind):
     check_resumed(srv, ['no'] + [kind] * 5, ordered=False)
 
 
-def reconnect_event_server(env, server_opts, client_opts):
-    """s_client -reconnect by session ID against the single-threaded event
-    server, whose statistics count the resumptions."""
-    srv, port = env.echo_server(*server_opts, binary=env.a.event_server)
+def reconnect_event_server(env, server_opts, client_opts, binary=None, by='session ID'):
+    """s_client -reconnect (by session ID, or by ticket) against an event
+    server (the epoll one, or binary: sotls-uring-server, whose rings count
+    into one set of statistics), whose statistics count the resumptions."""
+    srv, port = env.echo_server(*server_opts, binary=binary or env.a.event_server)
     out = env.s_client(port, '-reconnect', *client_opts)
     check_reconnects(out)
-    check('TLS session ticket:' not in out, 'a ticket with tickets off')
-    # One connection more, with data: once it is echoed, the one event loop
-    # has also read the last Finished of the reconnects (the client's comes
-    # last in an abbreviated handshake, RFC 5246 §7.3).
+    if by == 'session ID':
+        check('TLS session ticket:' not in out, 'a ticket with tickets off')
+    # One connection more, with data: once it is echoed, the event loop has
+    # also read the last Finished of the reconnects (the client's comes last
+    # in an abbreviated handshake, RFC 5246 §7.3).
     _, echoed = env.s_client_echo(port)
     check(echoed, 'event server: no echo')
     log = server_log(srv)  # the statistics come at SIGTERM
-    check('resumption: 2 full handshakes, 5 resumed by session ID, 0 by ticket' in log,
-          'event server statistics')
+    counts = '5 resumed by session ID, 0 by ticket' if by == 'session ID' \
+        else '0 resumed by session ID, 5 by ticket'
+    check('resumption: 2 full handshakes, ' + counts in log, 'event server statistics: ' + log)
 
 
 def sess_files(env, no_ticket):
@@ -977,6 +981,7 @@ def main():
     ap.add_argument('--echo-client', required=True)
     ap.add_argument('--event-server', required=True)
     ap.add_argument('--https-server', required=True)
+    ap.add_argument('--uring-server', required=True)
     ap.add_argument('--ticket-keys', required=True)
     ap.add_argument('--openssl', required=True)
     ap.add_argument('--workdir', required=True)
@@ -1008,6 +1013,12 @@ def main():
         # -reconnect asks for tickets; the server issues none and resumes by ID.
         'event-server-no-tickets-reconnect':
             lambda e: reconnect_event_server(e, ['--no-tickets'], []),
+        's_client-reconnect-session-id-uring-server':
+            lambda e: reconnect_event_server(e, [], ['-no_ticket'], e.a.uring_server),
+        's_client-reconnect-ticket-uring-server':
+            lambda e: reconnect_event_server(e, [], [], e.a.uring_server, by='ticket'),
+        'uring-server-no-tickets-reconnect':
+            lambda e: reconnect_event_server(e, ['--no-tickets'], [], e.a.uring_server),
         'sni-mismatch-s_client-ticket': lambda e: sni_mismatch_s_client(e, False),
         'sni-mismatch-s_client-session-id': lambda e: sni_mismatch_s_client(e, True),
         'sni-mismatch-sotls-client-ticket': lambda e: sni_mismatch_sotls_client(e, False),
