@@ -351,7 +351,7 @@ static void usage(FILE *f)
 		     "held. The last line, \"result messages=N bytes=N measured_messages=N "
 		     "measured_bytes=N measured_seconds=S failed=N clean=N\", says the same for "
 		     "programs; measured counts are those of the interval from every connection up "
-		     "(and --warmup past) to --seconds later.\n\n"
+		     "(and --warmup past) to the end of --seconds.\n\n"
 		     "With --http PATH the server is an HTTPS file server: each connection sends "
 		     "GET PATH with keep-alive, one request at a time, and a message is a 200 "
 		     "response read to the end of its Content-Length (bytes count body bytes as "
