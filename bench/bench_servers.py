@@ -503,6 +503,17 @@ def targets(rows, conns):
 
 
 def print_tables(rows, tg):
+    if any(r['test'] != 'memory' for r in rows):
+        print_cpu_table(rows)
+    print_memory_table([r for r in rows if r['test'] == 'memory'])
+    print('\nTargets (issue #22 item 2; reported, never failed on)')
+    for t in tg:
+        verdict = 'n/a (a row is missing)' if t['met'] is None else 'met' if t['met'] else 'missed'
+        print('  %-74s %7s  %s' % (t['target'], '%.2fx' % t['ratio'] if t['ratio'] else '-',
+                                   verdict))
+
+
+def print_cpu_table(rows):
     print('\nServer CPU per message (utime+stime of the server only; loadgen not counted)')
     print('| test | server | cipher | size | conns | msg/s | server CPU share | '
           'us CPU/msg | msg per CPU-s | x ref |')
@@ -523,7 +534,9 @@ def print_tables(rows, tg):
             r['test'], r['server'], r.get('cipher', ''), size, r['conns'], r['messages_per_s'],
             r['server_cpu_share'], r.get('cpu_us_per_message', '-'),
             r.get('messages_per_cpu_s', '-'), '%.2fx' % x if x is not None else '-'))
-    mem = [r for r in rows if r['test'] == 'memory']
+
+
+def print_memory_table(mem):
     if mem:
         print('\nMemory per idle connection (server VmRSS, summed over nginx\'s processes)')
         print('| server | conns | RSS before KiB | RSS after KiB | KiB per conn | '
@@ -536,11 +549,6 @@ def print_tables(rows, tg):
                 print('| %s | %d | %d | %d | %.2f | %.0f |' % (
                     r['server'], r['conns'], r['rss_before_kib'], r['rss_after_kib'],
                     r['kib_per_conn'], r['handshake_cpu_us']))
-    print('\nTargets (issue #22 item 2; reported, never failed on)')
-    for t in tg:
-        verdict = 'n/a (a row is missing)' if t['met'] is None else 'met' if t['met'] else 'missed'
-        print('  %-74s %7s  %s' % (t['target'], '%.2fx' % t['ratio'] if t['ratio'] else '-',
-                                   verdict))
 
 
 def write_dat(rows, out):
@@ -548,7 +556,7 @@ def write_dat(rows, out):
     messages per server-CPU-second per (size, conns)."""
     def table(path, test, servers, cols):
         with open(path, 'w') as f:
-            f.write('# server ' + ' '.join('%s@%d' % c for c in cols) + '\n')
+            f.write('server ' + ' '.join('%s@%d' % c for c in cols) + '\n')
             for s in servers:
                 vals = []
                 for c in cols:
@@ -556,7 +564,10 @@ def write_dat(rows, out):
                     r = find(rows, test=test, server=s, conns=c[1], **key)
                     vals.append('%g' % r['messages_per_cpu_s'] if r and
                                 r.get('messages_per_cpu_s') else '-')
-                f.write('"%s" %s\n' % (s, ' '.join(vals)))
+                missing = [r['status'] for r in rows if r['test'] == test and
+                           r['server'] == s and r['status'] != 'ok' and 'conns' not in r]
+                label = s + (' (%s)' % missing[0] if missing else '')
+                f.write('"%s" %s\n' % (label, ' '.join(vals)))
     conns = sorted({r['conns'] for r in rows if r.get('conns') and r['test'] != 'memory'})
     echo = [s for s in dict.fromkeys(r['server'] for r in rows if r['test'] == 'echo')]
     if echo:
@@ -569,10 +580,11 @@ def write_dat(rows, out):
     mem = [r for r in rows if r['test'] == 'memory']
     if mem:
         with open(os.path.join(out, 'servers-memory.dat'), 'w') as f:
-            f.write('# server kib_per_idle_conn\n')
+            f.write('server KiB_per_idle_connection\n')
             for r in mem:
-                f.write('"%s" %s\n' % (r['server'], '%g' % r['kib_per_conn']
-                                       if r['status'] == 'ok' else '-'))
+                ok = r['status'] == 'ok'
+                f.write('"%s" %s\n' % (r['server'] + ('' if ok else ' (%s)' % r['status']),
+                                       '%g' % r['kib_per_conn'] if ok else '-'))
     return conns
 
 
@@ -702,9 +714,25 @@ def main():
                    'duration_s': round(time.time() - t0, 1), 'rows': rows, 'targets': tg},
                   f, indent=1)
         f.write('\n')
-    print('\nbench_servers: %.0f s; %s/servers.json; plot columns: conns %s'
+    plot(a.out)
+    print('\nbench_servers: %.0f s; results in %s/servers.json (cells of conns %s)'
           % (time.time() - t0, a.out, ','.join(map(str, conns))))
     return 0
+
+
+def plot(out):
+    if shutil.which('gnuplot') is None:
+        log('bench_servers: gnuplot not found (apt-get install gnuplot-nox): no plots')
+        return
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'plot_servers.gnuplot')
+    p = subprocess.run(['gnuplot', '-e', "dir='%s'; stamp='(%s)'"
+                        % (out, time.strftime('%Y-%m-%d', time.gmtime())), script],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode != 0:
+        log('bench_servers: gnuplot failed: %s' % p.stdout.strip()[-300:])
+    else:
+        print('plots: %s' % ' '.join(sorted(f for f in os.listdir(out)
+                                            if f.startswith('servers-') and f.endswith('.png'))))
 
 
 if __name__ == '__main__':
