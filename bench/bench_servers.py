@@ -329,6 +329,8 @@ def measure(setup, server, args, conns, seconds, count_bytes=None):
     s, e, r = run_loadgen(setup, server, ['--conns', str(conns)] + args, seconds, 0.5, snap, snap)
     cpu = e['cpu'] - s['cpu']
     wall = e['seconds'] - s['seconds']
+    if wall <= 0:
+        raise RuntimeError('an empty measured interval: %s' % r['stderr'])
     if count_bytes:
         msgs = (e['bytes'] - s['bytes'] + e['queued'] - s['queued']) / count_bytes
     else:
@@ -531,8 +533,8 @@ def print_cpu_table(rows):
         key = {'msg_bytes': r.get('msg_bytes')} if r['test'] == 'echo' else {'file': r['file']}
         x = ratio(r, find(rows, test=r['test'], server=ref, conns=r['conns'], **key))
         print('| %s | %s | %s | %s | %d | %.0f | %.2f | %s | %s | %s |' % (
-            r['test'], r['server'], r.get('cipher', ''), size, r['conns'], r['messages_per_s'],
-            r['server_cpu_share'], r.get('cpu_us_per_message', '-'),
+            r['test'], r['server'], r.get('cipher', ''), size, r['conns'],
+            r['messages_per_s'] or 0, r['server_cpu_share'] or 0, r.get('cpu_us_per_message', '-'),
             r.get('messages_per_cpu_s', '-'), '%.2fx' % x if x is not None else '-'))
 
 
@@ -703,8 +705,7 @@ def main():
         else:
             shutil.rmtree(tmp, ignore_errors=True)
     tg = targets(rows, a.conns)
-    print_tables(rows, tg)
-    conns = write_dat(rows, a.out)
+    # The results first: a fault in the report must not lose a 5-minute run.
     with open(os.path.join(a.out, 'servers.json'), 'w') as f:
         json.dump({'date': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
                    'seconds_per_cell': a.seconds, 'threads': a.threads, 'conns': a.conns,
@@ -714,6 +715,8 @@ def main():
                    'duration_s': round(time.time() - t0, 1), 'rows': rows, 'targets': tg},
                   f, indent=1)
         f.write('\n')
+    print_tables(rows, tg)
+    conns = write_dat(rows, a.out)
     plot(a.out)
     print('\nbench_servers: %.0f s; results in %s/servers.json (cells of conns %s)'
           % (time.time() - t0, a.out, ','.join(map(str, conns))))

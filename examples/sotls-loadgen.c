@@ -77,10 +77,14 @@ static int g_ep;
 /* Bounds of the count and seconds flags: far past any run on one machine. */
 #define MAX_COUNT 1000000
 #define DAY 86400.0
+#define RAMP 64
 
 static size_t g_max_msg = 16384;
 static size_t g_fixed_msg; /* --msg; 0: random sizes up to g_max_msg */
 static bool g_idle;
+/* --marks: no connection sends before every one is up, or the first ones'
+ * traffic would starve the handshakes of the rest on this one thread. */
+static bool g_go = true;
 static const char *g_http_path;
 static char g_request[600];
 static size_t g_request_len;
@@ -138,7 +142,7 @@ static void finish(struct lconn *c, bool failed, int rc)
 
 static void new_message(struct lconn *c)
 {
-	if (g_idle) {
+	if (g_idle || !g_go) {
 		c->st = ST_IDLE;
 		return;
 	}
@@ -294,6 +298,10 @@ static void drive(struct lconn *c)
 				c->st = ST_SHUTDOWN;
 				continue;
 			}
+			if (g_go && !g_idle) {
+				new_message(c);
+				continue;
+			}
 			/* The server has nothing to say to a client that asked nothing. */
 			ssize_t n = sotls_recv(c->tls, g_in, sizeof(g_in));
 			rc = n > 0 ? SOTLS_ERR_INTERNAL : n == 0 ? SOTLS_ERR_CLOSED : (int)n;
@@ -329,6 +337,39 @@ static void drive(struct lconn *c)
 	}
 }
 
+/* Connects c, the i-th connection (its message sizes depend on i).
+ * Returns 1, or 0 if it could not start (counted as failed). */
+static int start_conn(struct lconn *c, long i, const struct sockaddr_in *a,
+		      struct sotls_config *cfg)
+{
+	c->st = ST_DONE;
+	c->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
+	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->fd < 0) {
+		perror("socket");
+		g_failed++;
+		return 0;
+	}
+	int one = 1;
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(c->fd, (const struct sockaddr *)a, sizeof(*a)) != 0 && errno != EINPROGRESS) {
+		perror("connect");
+		close(c->fd);
+		g_failed++;
+		return 0;
+	}
+	if (sotls_conn_new(cfg, c->fd, &c->tls) != 0) {
+		close(c->fd);
+		g_failed++;
+		return 0;
+	}
+	c->st = ST_CONNECT;
+	c->events = EPOLLOUT;
+	struct epoll_event e = {.events = EPOLLOUT, .data.ptr = c};
+	epoll_ctl(g_ep, EPOLL_CTL_ADD, c->fd, &e);
+	return 1;
+}
+
 static void usage(FILE *f)
 {
 	help_section(f, "NAME");
@@ -358,7 +399,8 @@ static void usage(FILE *f)
 		     "they arrive); at the end the connections are closed at once, the responses "
 		     "in progress cut. With --idle each connection completes its handshake and then "
 		     "sends nothing until the end, for measuring a server's memory per connection. "
-		     "With --marks, --seconds counts from every connection up plus --warmup, and "
+		     "With --marks, at most 64 handshakes are under way at once, no connection "
+		     "sends before all are up, --seconds counts from then plus --warmup, and "
 		     "the interval's bounds are lines \"mark start\" and \"mark end\" on stdout, "
 		     "each followed by messages=N bytes=N seconds=S (the counts so far, seconds "
 		     "since start) and flushed at once: a benchmark reads the server's CPU time "
@@ -478,6 +520,7 @@ int main(int argc, char **argv)
 	sl.honest = (long)honest;
 	g_max_msg = (size_t)max_msg;
 	g_fixed_msg = (size_t)msg_n;
+	g_go = !marks;
 	if (g_idle && g_http_path != NULL) {
 		fprintf(stderr, "--idle and --http: one or the other\n");
 		return 2;
@@ -543,36 +586,16 @@ int main(int argc, char **argv)
 	if (conns == NULL)
 		return 1;
 	double t0 = now_s();
-	long started = 0;
-	for (long i = 0; i < nconns; i++) {
-		struct lconn *c = &conns[i];
-		c->st = ST_DONE;
-		c->rng = 0x9E3779B97F4A7C15ull * (uint64_t)(i + 1);
-		c->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-		if (c->fd < 0) {
-			perror("socket");
-			g_failed++;
-			continue;
-		}
-		int one = 1;
-		setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-		if (connect(c->fd, (struct sockaddr *)&a, sizeof(a)) != 0 && errno != EINPROGRESS) {
-			perror("connect");
-			close(c->fd);
-			g_failed++;
-			continue;
-		}
-		if (sotls_conn_new(cfg, c->fd, &c->tls) != 0) {
-			close(c->fd);
-			g_failed++;
-			continue;
-		}
-		c->st = ST_CONNECT;
-		c->events = EPOLLOUT;
-		struct epoll_event e = {.events = EPOLLOUT, .data.ptr = c};
-		epoll_ctl(g_ep, EPOLL_CTL_ADD, c->fd, &e);
-		started++;
-	}
+	long started = 0, next_conn = 0;
+	for (long i = 0; i < nconns; i++)
+		conns[i].st = ST_DONE;
+	/* With --marks at most RAMP handshakes are under way at once: a server
+	 * with a short listen backlog (sotls-https-server's is 64) would drop a
+	 * thousand SYNs at once and take half a minute of SYN retries to get
+	 * them all, which is not what the benchmark measures. */
+	long ramp = marks ? RAMP : nconns;
+	for (; next_conn < nconns && next_conn < ramp; next_conn++)
+		started += start_conn(&conns[next_conn], next_conn, &a, cfg);
 
 	struct epoll_event evs[512];
 	/* Without --marks the clock runs from the first connect, as it always did. */
@@ -582,9 +605,12 @@ int main(int argc, char **argv)
 	double t_msgs_start = 0, t_msgs_end = 0;
 	bool started_interval = false;
 	long live = started;
-	while (live > 0) {
+	while (live > 0 || (next_conn < nconns && !g_stopping)) {
 		double now = now_s();
-		if (t_all_up == 0 && g_open == (unsigned long long)started) {
+		/* --marks: a connection that failed (and is counted so) does not
+		 * hold up the measurement for ever. */
+		if (t_all_up == 0 && next_conn == nconns &&
+		    (marks || g_open == (unsigned long long)started)) {
 			bool all_hs = true;
 			for (long i = 0; i < nconns && all_hs; i++)
 				all_hs = conns[i].st != ST_CONNECT && conns[i].st != ST_HANDSHAKE;
@@ -592,6 +618,11 @@ int main(int argc, char **argv)
 				t_all_up = now;
 				if (marks)
 					t_end = now + warmup + seconds;
+				g_go = true;
+				for (long i = 0; i < nconns; i++)
+					if (conns[i].st == ST_IDLE)
+						drive(&conns[i]);
+				now = now_s();
 			}
 		}
 		if (!started_interval && t_all_up > 0 && now >= t_all_up + warmup) {
@@ -605,8 +636,7 @@ int main(int argc, char **argv)
 				       g_bytes, now - t0);
 				fflush(stdout);
 			}
-		}
-		if (!g_stopping && now >= t_end) {
+		} else if (!g_stopping && now >= t_end) {
 			msgs_at_end = g_msgs;
 			bytes_at_end = g_bytes;
 			t_msgs_end = now;
@@ -647,8 +677,13 @@ int main(int argc, char **argv)
 			drive(c);
 		}
 		live = 0;
-		for (long i = 0; i < nconns; i++)
+		long pending = 0;
+		for (long i = 0; i < nconns; i++) {
 			live += conns[i].st != ST_DONE;
+			pending += conns[i].st == ST_CONNECT || conns[i].st == ST_HANDSHAKE;
+		}
+		for (; next_conn < nconns && pending < ramp && !g_stopping; next_conn++, pending++)
+			started += start_conn(&conns[next_conn], next_conn, &a, cfg);
 	}
 	double t_stop = now_s();
 	if (!g_stopping) { /* every connection ended before the time was up */
@@ -658,7 +693,7 @@ int main(int argc, char **argv)
 	}
 	unsigned long long measured = started_interval ? msgs_at_end - msgs_at_start : 0;
 	unsigned long long measured_bytes = started_interval ? bytes_at_end - bytes_at_start : 0;
-	double span = started_interval ? t_msgs_end - t_msgs_start : 0;
+	double span = started_interval && t_msgs_end > t_msgs_start ? t_msgs_end - t_msgs_start : 0;
 	for (long i = 0; i < nconns; i++)
 		if (conns[i].st != ST_DONE)
 			finish(&conns[i], true, SOTLS_ERR_INTERNAL);
