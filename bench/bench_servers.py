@@ -339,7 +339,8 @@ def measure(setup, server, args, conns, seconds, count_bytes=None):
            'seconds': round(wall, 4), 'server_cpu_s': round(cpu, 3),
            'server_cpu_share': round(cpu / wall, 3) if wall > 0 else None,
            'messages_per_s': round(msgs / wall, 1) if wall > 0 else None,
-           'failed': r['failed'], 'loadgen_status': r['status']}
+           'failed': r['failed'], 'loadgen_status': r['status'],
+           'served_at_start': s.get('served'), 'ramp_s': round(s['seconds'], 2)}
     if cpu > 0 and msgs > 0:
         row['cpu_us_per_message'] = round(cpu / msgs * 1e6, 2)
         row['messages_per_cpu_s'] = round(msgs / cpu, 1)
@@ -391,10 +392,12 @@ def cell_line(r):
     if r['status'] != 'ok':
         return '%-28s %8s %5s conns  %s %s' % (r['server'], what, r.get('conns'), r['status'],
                                               r.get('error', ''))
-    return ('%-28s %8s %5d conns  %10.1f msg/s  %8s us CPU/msg  %10s msg/CPU-s  CPU %.2f%s'
+    unserved = r['conns'] - (r.get('served_at_start') or 0)
+    return ('%-28s %8s %5d conns  %10.1f msg/s  %8s us CPU/msg  %10s msg/CPU-s  CPU %.2f%s%s'
             % (r['server'], what, r['conns'], r['messages_per_s'] or 0,
                r.get('cpu_us_per_message', '-'), r.get('messages_per_cpu_s', '-'),
-               r['server_cpu_share'] or 0, '  FAILED %d' % r['failed'] if r['failed'] else ''))
+               r['server_cpu_share'] or 0, '  FAILED %d' % r['failed'] if r['failed'] else '',
+               '  (%d conns not yet served at start)' % unserved if unserved > 0 else ''))
 
 
 def test_echo(setup):

@@ -66,6 +66,7 @@ struct lconn {
 	uint64_t stream_off; /* offset of the current message in this connection's stream */
 	size_t msg_len, sent, got;
 	bool failed;
+	bool served; /* has completed a message */
 	/* --http: the response head until its blank line, then the body still due */
 	bool in_head;
 	size_t head_len;
@@ -78,6 +79,7 @@ static int g_ep;
 #define MAX_COUNT 1000000
 #define DAY 86400.0
 #define RAMP 64
+#define SERVE_WAIT 5.0
 
 static size_t g_max_msg = 16384;
 static size_t g_fixed_msg; /* --msg; 0: random sizes up to g_max_msg */
@@ -89,7 +91,7 @@ static const char *g_http_path;
 static char g_request[600];
 static size_t g_request_len;
 static bool g_stopping;
-static unsigned long long g_msgs, g_bytes, g_failed, g_open, g_peak_open, g_clean;
+static unsigned long long g_msgs, g_bytes, g_failed, g_open, g_peak_open, g_clean, g_served;
 static uint8_t g_out[65536], g_in[65536];
 
 static double now_s(void)
@@ -260,6 +262,8 @@ static void drive(struct lconn *c)
 				}
 				if (done) {
 					g_msgs++;
+					g_served += !c->served;
+					c->served = true;
 					if (g_stopping)
 						c->st = ST_SHUTDOWN;
 					else
@@ -281,6 +285,8 @@ static void drive(struct lconn *c)
 				c->got += (size_t)n;
 				if (c->got == c->msg_len) {
 					g_msgs++;
+					g_served += !c->served;
+					c->served = true;
 					g_bytes += c->msg_len;
 					c->stream_off += c->msg_len;
 					if (g_stopping)
@@ -400,10 +406,13 @@ static void usage(FILE *f)
 		     "in progress cut. With --idle each connection completes its handshake and then "
 		     "sends nothing until the end, for measuring a server's memory per connection. "
 		     "With --marks, at most 64 handshakes are under way at once, no connection "
-		     "sends before all are up, --seconds counts from then plus --warmup, and "
+		     "sends before all are up, the interval starts --warmup later once every "
+		     "connection has had a message (at most 5 s more), --seconds counts from "
+		     "there, and "
 		     "the interval's bounds are lines \"mark start\" and \"mark end\" on stdout, "
 		     "each followed by messages=N bytes=N seconds=S (the counts so far, seconds "
-		     "since start) and flushed at once: a benchmark reads the server's CPU time "
+		     "since start; the start also served=N, the connections that had a message) "
+		     "and flushed at once: a benchmark reads the server's CPU time "
 		     "or RSS at each.\n\n"
 		     "With --slowloris N, N peers send a ClientHello a byte every S seconds; "
 		     "meanwhile the honest clients, one after the other, must each be served within "
@@ -616,8 +625,6 @@ int main(int argc, char **argv)
 				all_hs = conns[i].st != ST_CONNECT && conns[i].st != ST_HANDSHAKE;
 			if (all_hs) {
 				t_all_up = now;
-				if (marks)
-					t_end = now + warmup + seconds;
 				g_go = true;
 				for (long i = 0; i < nconns; i++)
 					if (conns[i].st == ST_IDLE)
@@ -625,15 +632,21 @@ int main(int argc, char **argv)
 				now = now_s();
 			}
 		}
-		if (!started_interval && t_all_up > 0 && now >= t_all_up + warmup) {
+		/* --marks: a steady state, in which every connection has had its first
+		 * message (a server's per-connection set-up, a thousand first 1 MiB
+		 * responses, is not it), or up to SERVE_WAIT seconds more. */
+		bool steady = !marks || g_idle || g_served >= g_open ||
+			      now >= t_all_up + warmup + SERVE_WAIT;
+		if (!started_interval && t_all_up > 0 && now >= t_all_up + warmup && steady) {
 			/* Every connection is up: the measured phase starts here. */
 			started_interval = true;
 			msgs_at_start = g_msgs;
 			bytes_at_start = g_bytes;
 			t_msgs_start = now;
 			if (marks) {
-				printf("mark start messages=%llu bytes=%llu seconds=%.6f\n", g_msgs,
-				       g_bytes, now - t0);
+				t_end = now + seconds;
+				printf("mark start messages=%llu bytes=%llu seconds=%.6f served=%llu\n",
+				       g_msgs, g_bytes, now - t0, g_served);
 				fflush(stdout);
 			}
 		} else if (!g_stopping && now >= t_end) {
@@ -667,9 +680,11 @@ int main(int argc, char **argv)
 			break;
 		}
 		/* Wake for the interval's bounds on time: an idle run has no events. */
-		double next = !started_interval && t_all_up > 0 ? t_all_up + warmup : t_end;
+		double next = t_end;
+		if (!started_interval) /* past the warm-up, the first messages wake it */
+			next = t_all_up > 0 && now < t_all_up + warmup ? t_all_up + warmup : 0;
 		int wait_ms = 200;
-		if (!g_stopping && next - now < 0.2)
+		if (!g_stopping && next > 0 && next - now < 0.2)
 			wait_ms = next <= now ? 0 : (int)((next - now) * 1e3) + 1;
 		int n = epoll_wait(g_ep, evs, 512, wait_ms);
 		for (int i = 0; i < n; i++) {
