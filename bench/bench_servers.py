@@ -4,7 +4,7 @@ against nginx (Debian's, OpenSSL), issue #22 item 2. bench/README.md, section
 "Servers", says what is measured and how to read it.
 
     bench_servers.py --build BUILD [--out DIR] [--quick] [--seconds S]
-                     [--tests echo,https,memory] [--conns 1,100,1000]
+                     [--tests echo,https,wrk,memory] [--conns 1,100,1000]
                      [--threads N] [--idle-conns N] [--no-install]
                      [--uring-server BIN] [--event-server BIN]
                      [--engine-server BIN] [--https-server BIN]
@@ -37,6 +37,7 @@ SUITES = {  # sotls name: OpenSSL name (the same suite, ECDHE-ECDSA with P-256)
 ECHO_SIZES = [64, 16384]
 FILE_SIZES = {'1k.bin': 1024, '1m.bin': 1048576}
 MAX_CONNS = '4000'
+WRK_CONNS = 100
 # Targets of issue #22 item 2: printed met/missed, never a failure.
 TARGET_URING_ECHO = 1.3
 TARGET_FILES = {'AES-128-GCM': 1.5, 'ARIA-128-GCM': 8.0}
@@ -418,6 +419,70 @@ def test_https(setup):
     return rows
 
 
+def test_wrk(setup):
+    """A cross-check with an independent client: wrk (OpenSSL, its default
+    cipher list, so AES-128-GCM only), 100 connections, the server's CPU
+    over wrk's whole run, handshakes and ramp-up included."""
+    wrk = shutil.which('wrk')
+    suite = 'AES-128-GCM'
+    log('\n-- cross-check: wrk, %s, whole run (handshakes included)' % suite)
+    rows = []
+    if wrk is None:
+        log('  wrk not installed: skipped')
+        return [{'test': 'wrk', 'server': 'all', 'status': 'wrk not installed'}]
+    servers = setup.https_servers(suite)
+    live = []
+    for name, srv in servers:
+        if isinstance(srv, str):
+            rows.append({'test': 'wrk', 'server': name, 'status': srv, 'cipher': suite})
+            continue
+        try:
+            srv.start()
+            live.append((name, srv))
+        except RuntimeError as ex:
+            rows.append({'test': 'wrk', 'server': name, 'status': 'failed to start',
+                         'cipher': suite})
+            log('  %-28s failed to start: %s' % (name, ex))
+    try:
+        for fname, size in FILE_SIZES.items():
+            for name, srv in live:
+                row = {'test': 'wrk', 'server': name, 'cipher': suite, 'file': fname,
+                       'file_bytes': size, 'conns': WRK_CONNS, 'status': 'ok'}
+                before = cpu_seconds(srv.pids())
+                p = subprocess.run([wrk, '-t1', '-c%d' % WRK_CONNS,
+                                    '-d%ds' % max(1, round(setup.a.seconds)), '--timeout', '30s',
+                                    'https://127.0.0.1:%d/%s' % (srv.port, fname)],
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                cpu = cpu_seconds(srv.pids()) - before
+                reqs = [l.split()[0] for l in p.stdout.splitlines() if ' requests in ' in l]
+                bad = [l.strip() for l in p.stdout.splitlines()
+                       if 'Socket errors' in l or 'Non-2xx' in l]
+                if p.returncode != 0 or not reqs or int(reqs[0]) == 0:
+                    row.update(status='failed', error=p.stdout.strip()[-300:])
+                else:
+                    n = int(reqs[0])
+                    rate = [float(l.split()[1]) for l in p.stdout.splitlines()
+                            if l.startswith('Requests/sec:')]
+                    wall = n / rate[0] if rate and rate[0] > 0 else None
+                    row.update(messages=n, server_cpu_s=round(cpu, 3),
+                               messages_per_s=rate[0] if rate else None,
+                               server_cpu_share=round(cpu / wall, 3) if wall else None,
+                               cpu_us_per_message=round(cpu / n * 1e6, 2) if cpu else None,
+                               messages_per_cpu_s=round(n / cpu, 1) if cpu else None,
+                               wrk_errors=bad)
+                rows.append(row)
+                log('  %-28s %8s %5d conns  %s' % (
+                    name, fname, WRK_CONNS, '%s requests, %s us CPU/req, %s req/CPU-s%s' % (
+                        row.get('messages'), row.get('cpu_us_per_message'),
+                        row.get('messages_per_cpu_s'),
+                        '  ' + '; '.join(bad) if bad else '') if row['status'] == 'ok'
+                    else row['status'] + ' ' + row.get('error', '')))
+    finally:
+        for _, srv in live:
+            srv.stop()
+    return rows
+
+
 def test_memory(setup):
     """Each server fresh: one warm-up connection, then RSS before and after
     --idle-conns connections that completed their handshake and sit idle.
@@ -532,12 +597,13 @@ def print_cpu_table(rows):
                 r['test'], r['server'], r.get('cipher', ''), size, r.get('conns', ''),
                 r['status']))
             continue
-        ref = ('sotls-event-echo' if r['test'] == 'echo' else 'nginx %s' % r['cipher'])
+        ref = 'sotls-event-echo' if r['test'] == 'echo' else 'nginx %s' % r['cipher']
         key = {'msg_bytes': r.get('msg_bytes')} if r['test'] == 'echo' else {'file': r['file']}
         x = ratio(r, find(rows, test=r['test'], server=ref, conns=r['conns'], **key))
         print('| %s | %s | %s | %s | %d | %.0f | %.2f | %s | %s | %s |' % (
             r['test'], r['server'], r.get('cipher', ''), size, r['conns'],
-            r['messages_per_s'] or 0, r['server_cpu_share'] or 0, r.get('cpu_us_per_message', '-'),
+            r.get('messages_per_s') or 0, r.get('server_cpu_share') or 0,
+            r.get('cpu_us_per_message', '-'),
             r.get('messages_per_cpu_s', '-'), '%.2fx' % x if x is not None else '-'))
 
 
@@ -573,7 +639,7 @@ def write_dat(rows, out):
                            r['server'] == s and r['status'] != 'ok' and 'conns' not in r]
                 label = s + (' (%s)' % missing[0] if missing else '')
                 f.write('"%s" %s\n' % (label, ' '.join(vals)))
-    conns = sorted({r['conns'] for r in rows if r.get('conns') and r['test'] != 'memory'})
+    conns = sorted({r['conns'] for r in rows if r.get('conns') and r['test'] in ('echo', 'https')})
     echo = [s for s in dict.fromkeys(r['server'] for r in rows if r['test'] == 'echo')]
     if echo:
         table(os.path.join(out, 'servers-echo.dat'), 'echo', echo,
@@ -657,7 +723,8 @@ def main():
     ap.add_argument('--quick', action='store_true',
                     help='1 and 100 connections, 2 s cells, 200 idle connections')
     ap.add_argument('--seconds', type=float, help='measured seconds per cell (default 3)')
-    ap.add_argument('--tests', default='echo,https,memory')
+    ap.add_argument('--tests', default='echo,https,wrk,memory',
+                    help='wrk: the cross-check with wrk (AES-128-GCM, 100 connections)')
     ap.add_argument('--conns', help='comma-separated (default 1,100,1000)')
     ap.add_argument('--threads', type=int, default=1,
                     help='sotls-uring-server --threads and nginx worker_processes')
@@ -683,6 +750,10 @@ def main():
         log('bench_servers: %s not found; build the examples (-Dexamples=enabled)' % a.loadgen)
         return 1
     os.makedirs(a.out, exist_ok=True)
+    # A figure of a test not run this time must not be left from an earlier run.
+    for f in os.listdir(a.out):
+        if f.startswith('servers-') and (f.endswith('.dat') or f.endswith('.png')):
+            os.unlink(os.path.join(a.out, f))
     # A thousand connections at each end, and nginx's worker_connections.
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -700,6 +771,8 @@ def main():
             rows += test_echo(setup)
         if 'https' in tests:
             rows += test_https(setup)
+        if 'wrk' in tests:
+            rows += test_wrk(setup)
         if 'memory' in tests:
             rows += test_memory(setup)
     finally:

@@ -59,13 +59,15 @@ step "File sending (sotls-bench-sendfile) -> $OUT/sendfile.json"
 # servers and sotls-https-server against nginx from Debian with OpenSSL
 # (installed with wrk by apt-get when missing, as root), loaded by
 # sotls-loadgen; only the servers' CPU counts. At nice -15 as root, since
-# the machine is shared: the cells are interleaved anyway (~5 min; --quick
-# for a subset; bench/README.md, "Servers").
+# the machine is shared: the cells are interleaved anyway (~5 min;
+# SOTLS_BENCH_SERVERS_ARGS=--quick for a subset; bench/README.md, "Servers").
 step "Servers: echo, static files vs nginx, memory per idle connection (bench_servers.py) -> $OUT/servers.json, $OUT/servers-*.png"
 if [ -x "$BUILD/examples/sotls-loadgen" ]; then
   nice_arg=()
   [ "$(id -u)" = 0 ] && nice_arg=(nice -n -15)
-  "${nice_arg[@]}" python3 "$SRC/bench/bench_servers.py" --build "$BUILD" --out "$OUT"
+  # shellcheck disable=SC2086 # the variable holds several arguments
+  "${nice_arg[@]}" python3 "$SRC/bench/bench_servers.py" --build "$BUILD" --out "$OUT" \
+    ${SOTLS_BENCH_SERVERS_ARGS:-}
 else
   echo "bench: $BUILD/examples/sotls-loadgen not built (-Dexamples=enabled): skipped"
 fi
