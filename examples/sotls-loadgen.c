@@ -13,9 +13,9 @@
  * trickle a ClientHello a byte at a time, --honest clients must be served
  * meanwhile, and every peer must be dropped at the server's deadline.
  *
- * For benchmarks (bench/servers.py): --msg fixes the message size, --http
- * makes the connections HTTPS keep-alive clients of a file server, --idle
- * holds them idle after the handshake, and --marks prints the measured
+ * For benchmarks (bench/bench_servers.py): --msg fixes the message size,
+ * --http makes the connections HTTPS keep-alive clients of a file server,
+ * --idle holds them idle after the handshake, and --marks prints the measured
  * interval's bounds with the counts reached, flushed at once, so that a
  * driver can read the server's CPU time and RSS at exactly those moments and
  * leave the handshakes and the closing out.
