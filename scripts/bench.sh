@@ -54,6 +54,24 @@ fi
 step "File sending (sotls-bench-sendfile) -> $OUT/sendfile.json"
 "$BUILD/bench/sotls-bench-sendfile" --json > "$OUT/sendfile.json"
 
+# --- 3a. Servers: CPU per message and memory per idle connection ------------
+# sotls-uring-server (a "not built" row until it exists), the epoll echo
+# servers and sotls-https-server against nginx from Debian with OpenSSL
+# (installed with wrk by apt-get when missing, as root), loaded by
+# sotls-loadgen; only the servers' CPU counts. At nice -15 as root, since
+# the machine is shared: the cells are interleaved anyway (~5 min;
+# SOTLS_BENCH_SERVERS_ARGS=--quick for a subset; bench/README.md, "Servers").
+step "Servers: echo, static files vs nginx, memory per idle connection (bench_servers.py) -> $OUT/servers.json, $OUT/servers-*.png"
+if [ -x "$BUILD/examples/sotls-loadgen" ]; then
+  nice_arg=()
+  [ "$(id -u)" = 0 ] && nice_arg=(nice -n -15)
+  # shellcheck disable=SC2086 # the variable holds several arguments
+  "${nice_arg[@]}" python3 "$SRC/bench/bench_servers.py" --build "$BUILD" --out "$OUT" \
+    ${SOTLS_BENCH_SERVERS_ARGS:-}
+else
+  echo "bench: $BUILD/examples/sotls-loadgen not built (-Dexamples=enabled): skipped"
+fi
+
 # --- 4. The kernel TX path of sotls_sendfile, in the VM (tests/vm) ----------
 # kTLS with ARIA needs the VM's kernel and aria_generic.ko. Under TCG emulation
 # only the ratios mean anything: io_uring SPLICE against sendfile(2) and

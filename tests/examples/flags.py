@@ -71,7 +71,8 @@ def programs(a, d):
           'max-msg': FEW + ['0', '65537'], 'server-pid': FEW + ['0'], 'stalled': FEW,
           'slowloris': FEW, 'interval': FEW_SECONDS + ['0'], 'honest': FEW,
           'honest-max': FEW_SECONDS + ['0'], 'expect-drop': FEW_SECONDS + ['0'],
-          'drop-slack': FEW_SECONDS}),
+          'drop-slack': FEW_SECONDS, 'msg': FEW + ['0', '65537'],
+          'warmup': FEW_SECONDS}),
     ]
 
 
