@@ -76,4 +76,8 @@ for f in f s; do
 	fi
 done
 stop_server
+if ! grep -q "GET /f -> 200, $(wc -c </tmp/www/f) bytes (io_uring-splice)" /tmp/uring.log; then
+	say "FAIL: the body did not go through io_uring splice"
+	fail=1
+fi
 exit $fail
