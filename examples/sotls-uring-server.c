@@ -469,6 +469,7 @@ static void *worker_main(void *arg)
 	while (w->zombies > 0 && limits_now_ms() < end && turn(w, SWEEP_MS) == 0)
 		;
 	uring_loop_free(&w->loop);
+	conn_spares_free(w);
 	free(w->parked);
 	return NULL;
 }

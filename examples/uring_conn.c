@@ -99,12 +99,46 @@ struct conn {
 	const char *body_path; /* how the body went, for the log */
 	char req_path[HTTP_MAX_PATH + 1];
 	char hbuf[600];
-	uint8_t buf[BUF_SIZE];
+	/* Plaintext: the request head, or a message to echo. Held only while
+	 * bytes are in it (buf_get / buf_put): an idle connection holds no
+	 * buffer, neither this nor sotls's record buffers. */
+	uint8_t *buf;
 };
 
 _Static_assert(_Alignof(max_align_t) >= 16, "tags need 16-byte aligned objects");
 
 static void drive(struct conn *c);
+
+/* ---- plaintext buffers ---------------------------------------------------- */
+
+/* c->buf, from the worker's spares or malloc. false: out of memory. */
+static bool buf_get(struct conn *c)
+{
+	struct worker *w = c->w;
+	if (c->buf == NULL)
+		c->buf = w->n_spare > 0 ? w->spare[--w->n_spare] : malloc(BUF_SIZE);
+	return c->buf != NULL;
+}
+
+/* Gives c->buf back once nothing in it is wanted: the next borrow of a
+ * connection on this thread is a pointer swap, not malloc and fresh pages. */
+static void buf_put(struct conn *c)
+{
+	struct worker *w = c->w;
+	if (c->buf == NULL || c->have > 0 || (c->out_len > 0 && c->out == c->buf))
+		return;
+	if (w->n_spare < URING_SPARE_BUFS)
+		w->spare[w->n_spare++] = c->buf;
+	else
+		free(c->buf);
+	c->buf = NULL;
+}
+
+void conn_spares_free(struct worker *w)
+{
+	while (w->n_spare > 0)
+		free(w->spare[--w->n_spare]);
+}
 
 /* ---- lists ---------------------------------------------------------------- */
 
@@ -179,6 +213,8 @@ static void conn_free(struct conn *c)
 	}
 	if (c->fbuf >= 0)
 		give_file_buf(c->w, c->fbuf);
+	c->have = c->out_len = 0;
+	buf_put(c);
 	free(c->in);
 	free(c);
 }
@@ -396,8 +432,11 @@ static bool feed_more(struct conn *c)
 	if (c->in_off < c->in_len) {
 		size_t n = sotls_engine_feed(c->tls, c->in + c->in_off, c->in_len - c->in_off);
 		c->in_off += n;
-		if (c->in_off == c->in_len)
-			c->in_off = c->in_len = 0;
+		if (c->in_off == c->in_len) { /* an idle connection holds no queue */
+			free(c->in);
+			c->in = NULL;
+			c->in_off = c->in_len = c->in_cap = 0;
+		}
 		return n > 0;
 	}
 	if (c->eof_seen && !c->eof_given) {
@@ -619,6 +658,8 @@ static int http_step(struct conn *c)
 		c->st = CS_CLOSING;
 		return STEP_AGAIN;
 	}
+	if (!buf_get(c))
+		return SOTLS_ERR_OUT_OF_MEMORY;
 	struct http_request req;
 	enum http_parse_result pr = http_parse_request((const char *)c->buf, c->have, &req);
 	if (pr == HTTP_PARSE_INCOMPLETE) {
@@ -663,7 +704,9 @@ static int echo_step(struct conn *c)
 		ready_append(c, true);
 		return STEP_WAIT;
 	}
-	ssize_t n = sotls_recv(c->tls, c->buf, sizeof(c->buf));
+	if (!buf_get(c))
+		return SOTLS_ERR_OUT_OF_MEMORY;
+	ssize_t n = sotls_recv(c->tls, c->buf, BUF_SIZE);
 	if (n > 0) {
 		c->w->st.bytes += (unsigned long long)n;
 		c->turn += (size_t)n;
@@ -796,6 +839,7 @@ static void drive(struct conn *c)
 			return;
 		break;
 	}
+	buf_put(c);
 	flush(c);
 	/* Bytes moved, or it went from reading to waiting for its peer to
 	 * take bytes (a turn cut by the budget): --idle-timeout and

@@ -54,6 +54,9 @@ extern atomic_int g_next_id;
 
 struct conn;
 
+/* Spare plaintext buffers a worker keeps for its next connections. */
+#define URING_SPARE_BUFS 16
+
 struct worker {
 	_Alignas(16) int index; /* its address is a completion tag (uring_loop.h) */
 	int lfd;			/* its SO_REUSEPORT listening socket, -1 once draining */
@@ -75,12 +78,17 @@ struct worker {
 	struct signalfd_siginfo si;
 	struct server_stats st;
 	unsigned long long held;
+	/* Plaintext buffers of connections that hold none now (uring_conn.c). */
+	void *spare[URING_SPARE_BUFS];
+	int n_spare;
 };
 
 /* A new client on w (its slot taken). */
 void conn_start(struct worker *w, int fd);
 /* A completion of one of a connection's operations. */
 void conn_complete(struct worker *w, const struct io_uring_cqe *cqe);
+/* Frees the worker's spare plaintext buffers, at its end. */
+void conn_spares_free(struct worker *w);
 /* Frees the connections released during the turn. */
 void conn_reap(struct worker *w);
 /* Runs the next in the ready queue. */
