@@ -65,6 +65,9 @@ static int fill_in(struct client *cl)
 		return sotls_engine_recv_done(cl->c, (size_t)got) == 0 ? 1 : -1;
 	if (got == 0)
 		return sotls_engine_recv_eof(cl->c) == 0 ? 1 : -1;
+	/* Nothing came: the engine takes its empty buffer back (an idle
+	 * client then holds none). */
+	sotls_engine_recv_done(cl->c, 0);
 	return errno == EAGAIN || errno == EINTR ? 0 : -1;
 }
 

@@ -655,7 +655,9 @@ SOTLS_API int sotls_conn_new_engine(struct sotls_config *cfg, struct sotls_conn 
  * handshake it is the free end of the receive buffer, where records are
  * opened in place: reading straight into it costs no copy.
  * Then sotls_engine_recv_done: n bytes were written there (0, or
- * SOTLS_ERR_INVALID_ARGUMENT: more than *cap).
+ * SOTLS_ERR_INVALID_ARGUMENT: more than *cap). Call it with n = 0 when the
+ * socket had nothing (EAGAIN): the buffer is lent until then, and an empty
+ * one goes back, so an idle connection holds no receive buffer.
  */
 SOTLS_API void *sotls_engine_recv_buf(struct sotls_conn *c, size_t *cap);
 SOTLS_API int sotls_engine_recv_done(struct sotls_conn *c, size_t n);

@@ -49,8 +49,13 @@ SOTLS_API int sotls_engine_recv_done(struct sotls_conn *c, size_t n)
 {
 	if (c == NULL || c->eng == NULL)
 		return SOTLS_ERR_INVALID_ARGUMENT;
-	if (n == 0)
+	if (n == 0) {
+		/* Nothing came (the socket had none): the receive buffer goes
+		 * back if empty, so an idle connection holds none. */
+		if (in_target(c) == IN_RECORD)
+			sotls_record_in_added(c->rec, 0);
 		return 0;
+	}
 	switch (in_target(c)) {
 	case IN_HANDSHAKE: return sotls_hs_in_added(c->hs, n);
 	case IN_RECORD: return sotls_record_in_added(c->rec, n);

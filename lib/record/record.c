@@ -656,6 +656,10 @@ uint8_t *sotls_record_in_space(struct sotls_record *r, size_t *cap)
 
 int sotls_record_in_added(struct sotls_record *r, size_t n)
 {
+	if (n == 0) { /* nothing came: an empty buffer goes back, as after any call */
+		release_idle(r);
+		return 0;
+	}
 	if (r->rxbuf == NULL || n > r->rx_cap - r->rx_tail)
 		return SOTLS_ERR_INVALID_ARGUMENT;
 	r->rx_tail += n;

@@ -615,6 +615,42 @@ static void test_attach_fd_and_keys(void **state)
 	sotls_config_free(scfg);
 }
 
+/* sotls_engine_recv_done(c, 0), "the socket had nothing": the receive
+ * buffer sotls_engine_recv_buf lent goes back, so an idle connection holds
+ * none. Seen through the thread's spare buffer: the one connection A gives
+ * back is the one connection B borrows next (had A kept it, B would get
+ * another). */
+static void test_recv_done_zero_gives_back(void **state)
+{
+	(void)state;
+	struct sotls_config *scfg = server_cfg(false, NULL), *ccfg = client_cfg(false, true);
+	struct run a, b;
+	int crc, src;
+	run_open(&a, ccfg, scfg, 0, 5);
+	run_open(&b, ccfg, scfg, 0, 6);
+	handshake(&a, &crc, &src);
+	assert_int_equal(crc, 0);
+	assert_int_equal(src, 0);
+	handshake(&b, &crc, &src);
+	assert_int_equal(src, 0);
+	echo(&a, 3000);
+	echo(&b, 3000);
+	size_t cap_a, cap_b;
+	uint8_t *pa = sotls_engine_recv_buf(a.s, &cap_a); /* takes the spare, if any */
+	assert_non_null(pa);
+	assert_int_equal(sotls_engine_recv_done(a.s, 0), 0);
+	uint8_t *pb = sotls_engine_recv_buf(b.s, &cap_b);
+	assert_ptr_equal(pb, pa);
+	assert_int_equal(cap_b, cap_a);
+	assert_int_equal(sotls_engine_recv_done(b.s, 0), 0);
+	/* Still a working connection afterwards. */
+	echo(&a, 20000);
+	run_close(&a);
+	run_close(&b);
+	sotls_config_free(ccfg);
+	sotls_config_free(scfg);
+}
+
 static void test_args_and_state(void **state)
 {
 	(void)state;
@@ -673,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_pending),
 		cmocka_unit_test(test_failure_alert_reaches_peer),
 		cmocka_unit_test(test_attach_fd_and_keys),
+		cmocka_unit_test(test_recv_done_zero_gives_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
