@@ -23,7 +23,11 @@ struct sotls_sha256_impl {
 	struct sotls_impl impl;
 	sotls_sha256_blocks_fn *blocks;
 };
+#if defined(__x86_64__)
 #define SOTLS_SHA256_N_IMPLS 2
+#else
+#define SOTLS_SHA256_N_IMPLS 1
+#endif
 extern const struct sotls_sha256_impl SOTLS_SHA256_IMPLS[SOTLS_SHA256_N_IMPLS];
 /* The first of them this process's features (cpu.h) run, chosen once. */
 sotls_sha256_blocks_fn *sotls_sha256_blocks(void);
