@@ -50,7 +50,7 @@ export SOTLS_P256_TEST_KEYS=200
 # Every implementation the emulated CPU runs is already iterated over by
 # aes, aria, gcm, aead-wycheproof and sha256; the runs under SOTLS_CPU check
 # that the defaults follow it and that each step down still passes.
-CRYPTO=(aria aes gcm aead-wycheproof cpu cpu-env-generic cpu-env-arm-minus
+CRYPTO=(aria aes gcm aead-wycheproof cpu cpu-detect-max cpu-env-generic cpu-env-arm-minus
   cpu-env-arm-list cpu-env-arm-no-aes sha256 sha256-generic wycheproof)
 echo "check-aarch64: crypto and pk tests under qemu-aarch64 -cpu max"
 nice meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 2 \

@@ -46,6 +46,8 @@ ADAPT(aria, sotls_aria_ctr32_gfni_avx2)
 ADAPT(aria, sotls_aria_ctr32_gfni_avx512)
 ADAPT(aes, sotls_aes_ctr32_aesni)
 ADAPT(aes, sotls_aes_ctr32_vaes_avx512)
+#elif defined(__aarch64__)
+ADAPT(aes, sotls_aes_ctr32_armv8ce)
 #endif
 
 enum family { FAMILY_ARIA, FAMILY_AES };
@@ -77,6 +79,8 @@ static const struct sotls_gcm_ctr CTRS_AES[] = {
 	{{"aes-vaes-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_VAES | SOTLS_CPU_AES},
 	 sotls_aes_ctr32_vaes_avx512_u, true},
 	{{"aes-aesni", SOTLS_CPU_AES | SOTLS_CPU_AVX_BASE}, sotls_aes_ctr32_aesni_u, true},
+#elif defined(__aarch64__)
+	{{"aes-armv8ce", SOTLS_CPU_AES | SOTLS_CPU_ASIMD}, sotls_aes_ctr32_armv8ce_u, true},
 #endif
 	/* Bitsliced, four blocks a pass: wide, like the ARIAs. */
 	{{"aes-ct64", 0}, sotls_aes_ctr32_ct64_u, false},
@@ -91,6 +95,9 @@ static const struct sotls_gcm_ghash GHASHES[] = {
 	 sotls_ghash_init_vpclmul_avx2, sotls_ghash_update_vpclmul_avx2},
 	{{"ghash-pclmul", SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE}, sotls_ghash_init_pclmul,
 	 sotls_ghash_update_pclmul},
+#elif defined(__aarch64__)
+	{{"ghash-pmull", SOTLS_CPU_PMULL | SOTLS_CPU_ASIMD}, sotls_ghash_init_pmull,
+	 sotls_ghash_update_pmull},
 #endif
 	{{"ghash-generic", 0}, sotls_ghash_init_generic, sotls_ghash_update_generic},
 };

@@ -90,6 +90,8 @@ static const struct ctr32_impl IMPLS[] = {
 	{SOTLS_CPU_VAES | SOTLS_CPU_AES | SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX |
 		 SOTLS_CPU_SSSE3,
 	 "ctr32_vaes_avx512", CTR_FN(sotls_aes_ctr32_vaes_avx512)},
+#elif defined(__aarch64__)
+	{SOTLS_CPU_AES | SOTLS_CPU_ASIMD, "ctr32_armv8ce", CTR_FN(sotls_aes_ctr32_armv8ce)},
 #endif
 };
 
