@@ -47,6 +47,7 @@ ADAPT(aria, sotls_aria_ctr32_gfni_avx512)
 ADAPT(aes, sotls_aes_ctr32_aesni)
 ADAPT(aes, sotls_aes_ctr32_vaes_avx512)
 #elif defined(__aarch64__)
+ADAPT(aria, sotls_aria_ctr32_neon)
 ADAPT(aes, sotls_aes_ctr32_armv8ce)
 #endif
 
@@ -70,6 +71,8 @@ static const struct sotls_gcm_ctr CTRS_ARIA[] = {
 	 sotls_aria_ctr32_aesni_avx2_u, false},
 	{{"aria-aesni-avx", SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE},
 	 sotls_aria_ctr32_aesni_avx_u, false},
+#elif defined(__aarch64__)
+	{{"aria-neon", SOTLS_CPU_AES | SOTLS_CPU_ASIMD}, sotls_aria_ctr32_neon_u, false},
 #endif
 	{{"aria-generic", 0}, sotls_aria_ctr32_generic_u, false},
 };

@@ -77,6 +77,8 @@ static const struct ctr32_impl CTR_IMPLS[] = {
 	 CTR_FN(sotls_aria_ctr32_gfni_avx2)},
 	{SOTLS_CPU_GFNI | SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3,
 	 "ctr32_gfni_avx512", CTR_FN(sotls_aria_ctr32_gfni_avx512)},
+#elif defined(__aarch64__)
+	{SOTLS_CPU_AES | SOTLS_CPU_ASIMD, "ctr32_neon", CTR_FN(sotls_aria_ctr32_neon)},
 #endif
 };
 

@@ -219,8 +219,8 @@ static void test_chosen_features(void **state)
 
 /* An ARMv8 CPU with the Cryptography Extensions (Cortex-A53 on). */
 #define ARMV8_CRYPTO (SOTLS_CPU_ASIMD | SOTLS_CPU_AES | SOTLS_CPU_PMULL | SOTLS_CPU_SHA2)
-/* ARIA's pick without PMULL, before and after aria_neon.c. */
-#define ARIA_NO_PMULL "sotls-aria-generic+ghash-generic"
+/* ARIA's pick without PMULL. */
+#define ARIA_NO_PMULL "sotls-aria-neon+ghash-generic"
 
 #if defined(__x86_64__)
 /* Feature sets of CPU families, as sets of this CPU-independent test. */
@@ -318,6 +318,9 @@ static void test_picks_by_features(void **state)
 		{SOTLS_AEAD_AES_128_GCM, 0, "sotls-aes-ct64+ghash-generic"},
 		{SOTLS_AEAD_ARIA_128_GCM, ARMV8_CRYPTO & ~SOTLS_CPU_PMULL, ARIA_NO_PMULL},
 		{SOTLS_AEAD_ARIA_128_GCM, 0, "sotls-aria-generic+ghash-generic"},
+		{SOTLS_AEAD_ARIA_256_GCM, ARMV8_CRYPTO, "sotls-aria-neon+ghash-pmull"},
+		{SOTLS_AEAD_ARIA_128_GCM, ARMV8_CRYPTO & ~SOTLS_CPU_AES,
+		 "sotls-aria-generic+ghash-pmull"},
 		/* x86's features mean nothing here. */
 		{SOTLS_AEAD_AES_128_GCM, SOTLS_CPU_ALL & ~ARMV8_CRYPTO,
 		 "sotls-aes-ct64+ghash-generic"},
