@@ -33,23 +33,29 @@ for tool in aarch64-linux-gnu-gcc qemu-aarch64; do
 done
 
 if [ ! -f "$B/build.ninja" ]; then
+  log=$(mktemp)
   meson setup "$B" --cross-file cross/aarch64-linux-gnu.ini -Dwerror=true \
-    -Dtests=enabled -Dexamples=auto -Dbench=disabled >"$B.setup.log" 2>&1 ||
-    { cat "$B.setup.log" >&2; exit 1; }
-  rm -f "$B.setup.log"
+    -Dtests=enabled -Dexamples=auto -Dbench=disabled >"$log" 2>&1 ||
+    { cat "$log" >&2; rm -f "$log"; exit 1; }
+  rm -f "$log"
 fi
 
 TESTS=(test_aria test_aes test_gcm test_cpu test_aead_wycheproof test_sha256 test_p256
   test_p256_wycheproof test_ecdsa test_rsa)
-nice ninja -C "$B" "${TESTS[@]/#/tests/unit/}"
+echo "check-aarch64: building the tests ($B/ninja.log)"
+nice ninja -C "$B" "${TESTS[@]/#/tests/unit/}" >"$B/ninja.log" 2>&1 ||
+  { cat "$B/ninja.log"; exit 1; }
 
 WRAP=(qemu-aarch64 -cpu max -L /usr/aarch64-linux-gnu)
 VECTORS=$(cd .. && pwd)/shared/vectors/wycheproof
 export SOTLS_P256_TEST_KEYS=200
 
-# Every implementation the emulated CPU runs is already iterated over by
-# aes, aria, gcm, aead-wycheproof and sha256; the runs under SOTLS_CPU check
-# that the defaults follow it and that each step down still passes.
+# Every implementation the emulated CPU runs, the portable ones included, is
+# already iterated over by aes, aria, gcm, aead-wycheproof and sha256; the
+# runs under SOTLS_CPU check that the defaults follow it and that each step
+# down still passes. gcm is left out of them: its length sweep over every
+# combination takes half a minute under qemu, and its first run has covered
+# each combination the steps down pick.
 CRYPTO=(aria aes gcm aead-wycheproof cpu cpu-detect-max cpu-env-generic cpu-env-arm-minus
   cpu-env-arm-list cpu-env-arm-no-aes sha256 sha256-generic wycheproof)
 echo "check-aarch64: crypto and pk tests under qemu-aarch64 -cpu max"
@@ -59,7 +65,7 @@ nice meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 2 \
 for cpu in -pmull -aes -sha2 -asimd generic; do
   echo "check-aarch64: SOTLS_CPU=$cpu"
   SOTLS_CPU=$cpu nice meson test -C "$B" --no-rebuild --print-errorlogs \
-    --num-processes 2 aria aes gcm aead-wycheproof cpu sha256 >"$B/cpu$cpu.log" 2>&1 ||
+    --num-processes 2 aria aes aead-wycheproof cpu sha256 >"$B/cpu$cpu.log" 2>&1 ||
     { cat "$B/cpu$cpu.log"; exit 1; }
   grep -E '^(Ok|Fail|Timeout):' "$B/cpu$cpu.log" | tr '\n' ' '
   echo
