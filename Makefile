@@ -26,6 +26,7 @@ check: build
 	@meson test -C $(BUILD) --print-errorlogs --num-processes 2
 	@scripts/check-sanitizers.sh $(BUILD) $(BUILD)-asan
 	@scripts/fuzz.sh --smoke $(BUILD)-fuzz
+	@scripts/check-aarch64.sh $(BUILD)-aarch64
 
 # libFuzzer targets, FUZZ_SECONDS each (clang build in $(BUILD)-fuzz).
 FUZZ_SECONDS ?= 300

@@ -9,11 +9,23 @@ PACKAGES=(
   liburing-dev libcmocka-dev libssl-dev openssl libsodium-dev libjansson-dev nettle-dev
   dpkg-dev xz-utils curl gnuplot-nox valgrind python3 python3-cryptography
   libclang-rt-14-dev iproute2 tshark
+  # The aarch64 stage of make check (scripts/check-aarch64.sh): the cross
+  # compiler, qemu-aarch64, and the arm64 builds of what the tests link.
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  libsodium-dev:arm64 liburing-dev:arm64 libcmocka-dev:arm64 libjansson-dev:arm64
+  libssl-dev:arm64
 )
 
+# With a foreign architecture a package may be installed once per
+# architecture: the one asked for (name:arch, else the native one or "all")
+# must be.
+native=$(dpkg --print-architecture)
 missing=()
 for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' || missing+=("$p")
+  name=${p%%:*} arch=$native
+  [ "$name" = "$p" ] || arch=${p#*:}
+  dpkg-query -W -f='${Status} ${Architecture}\n' "$name" 2>/dev/null |
+    grep -Eq "^install ok installed ($arch|all)\$" || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -22,6 +34,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   echo "setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  # The :arm64 packages come from the same archive once dpkg takes the
+  # architecture (apt-get update below then fetches its lists).
+  dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
   # wireshark-common (tshark's) asks whether non-root users may capture:
   # no; the key log test captures as root in its own network namespace.
   echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections

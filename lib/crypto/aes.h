@@ -65,6 +65,9 @@ void sotls_aes_ctr32_ct64(const struct sotls_aes_key *k, uint8_t ctr[16], const 
 /* AES-NI (with AVX encodings), eight blocks interleaved. */
 void sotls_aes_ctr32_aesni(const struct sotls_aes_key *k, uint8_t ctr[16], const uint8_t *in,
 			   uint8_t *out, size_t nblocks);
+/* ARMv8 AESE/AESMC, eight blocks interleaved (aarch64). */
+void sotls_aes_ctr32_armv8ce(const struct sotls_aes_key *k, uint8_t ctr[16], const uint8_t *in,
+			     uint8_t *out, size_t nblocks);
 /* VAES on 512-bit registers, four blocks a register, 32 blocks in flight. */
 void sotls_aes_ctr32_vaes_avx512(const struct sotls_aes_key *k, uint8_t ctr[16],
 				 const uint8_t *in, uint8_t *out, size_t nblocks);

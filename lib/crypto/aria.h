@@ -50,6 +50,9 @@ void sotls_aria_ctr32_vaes_avx2(const struct sotls_aria_key *k, uint8_t ctr[16],
 				const uint8_t *in, uint8_t *out, size_t nblocks);
 void sotls_aria_ctr32_gfni_avx2(const struct sotls_aria_key *k, uint8_t ctr[16],
 				const uint8_t *in, uint8_t *out, size_t nblocks);
+/* Byte-sliced on NEON, S-boxes through AESE/AESD, 16 blocks a batch (aarch64). */
+void sotls_aria_ctr32_neon(const struct sotls_aria_key *k, uint8_t ctr[16], const uint8_t *in,
+			   uint8_t *out, size_t nblocks);
 void sotls_aria_ctr32_gfni_avx512(const struct sotls_aria_key *k, uint8_t ctr[16],
 				  const uint8_t *in, uint8_t *out, size_t nblocks);
 

@@ -1,6 +1,10 @@
 #include "cpu.h"
 
+#if defined(__x86_64__)
 #include <cpuid.h>
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +13,7 @@
 static const char *const FEATURE_NAMES[SOTLS_CPU_FEATURES] = {
 	"aes",	   "pclmulqdq", "ssse3",    "sse4_1",	"avx",	"avx2", "vaes", "vpclmulqdq",
 	"gfni",	   "avx512f",	"avx512bw", "avx512vl", "sha_ni", "bmi2", "adx",  "avx512ifma",
+	"asimd",   "pmull",	"sha2",
 };
 
 /*
@@ -29,6 +34,7 @@ static const struct {
 	{"avx512", SOTLS_CPU_ALL},
 };
 
+#if defined(__x86_64__)
 /* XCR0 bits the OS must enable before AVX / AVX-512 registers are usable. */
 #define XCR0_SSE_AVX 0x06u
 #define XCR0_AVX512 0xe0u
@@ -76,6 +82,27 @@ static uint32_t detect(void)
 		f &= ~(SOTLS_CPU_AVX512 | SOTLS_CPU_IFMA);
 	return f;
 }
+#elif defined(__aarch64__)
+static uint32_t detect(void)
+{
+	/* The ID registers are not readable at EL0 everywhere; the kernel's
+	 * HWCAP bits are (and say what it lets user space run). */
+	const unsigned long hw = getauxval(AT_HWCAP);
+	uint32_t f = 0;
+
+	f |= hw & HWCAP_ASIMD ? SOTLS_CPU_ASIMD : 0u;
+	f |= hw & HWCAP_AES ? SOTLS_CPU_AES : 0u;
+	f |= hw & HWCAP_PMULL ? SOTLS_CPU_PMULL : 0u;
+	f |= hw & HWCAP_SHA2 ? SOTLS_CPU_SHA2 : 0u;
+	return f;
+}
+#else
+/* Elsewhere only the portable code is built. */
+static uint32_t detect(void)
+{
+	return 0;
+}
+#endif
 
 /* The feature one token (without its sign) names, or false. */
 static bool token_set(const char *t, size_t n, uint32_t *set)

@@ -1,8 +1,9 @@
 /*
  * CPU features and the choice of implementation (internal to lib/crypto).
  *
- * The features are read once from CPUID (with XGETBV for the OS side of the
- * AVX and AVX-512 state), then masked by the environment variable SOTLS_CPU,
+ * The features are read once, on x86-64 from CPUID (with XGETBV for the OS
+ * side of the AVX and AVX-512 state), on aarch64 from the kernel's AT_HWCAP
+ * (which has the kernel's word on what EL0 may run), then masked by the environment variable SOTLS_CPU,
  * which can only take features away, so that tests and benchmarks can run
  * every implementation on one machine:
  *
@@ -14,7 +15,8 @@
  * A value that is exactly one of the old level names is that level's set.
  * Otherwise it is a comma-separated list of feature names (as in
  * /proc/cpuinfo's flags: aes pclmulqdq ssse3 sse4_1 avx avx2 vaes vpclmulqdq
- * gfni avx512f avx512bw avx512vl sha_ni bmi2 adx avx512ifma), each optionally
+ * gfni avx512f avx512bw avx512vl sha_ni bmi2 adx avx512ifma; on aarch64, as in
+ * its Features line: aes asimd pmull sha2), each optionally
  * prefixed with '-' (remove) or '+' (add), applied left to right to a start
  * of all features if the first item is a removal, else of none. An unknown
  * name makes the whole value mean "generic" (no features): a typo in a test
@@ -48,7 +50,12 @@
 #define SOTLS_CPU_BMI2 (1u << 13)      /* "bmi2" (MULX) */
 #define SOTLS_CPU_ADX (1u << 14)       /* "adx" (ADCX, ADOX) */
 #define SOTLS_CPU_IFMA (1u << 15)      /* "avx512ifma" */
-#define SOTLS_CPU_FEATURES 16
+/* aarch64. "aes" is bit 0 there too (AESE/AESD/AESMC/AESIMC): one name per
+ * instruction family, whichever architecture the tables are built for. */
+#define SOTLS_CPU_ASIMD (1u << 16)     /* "asimd": Advanced SIMD (NEON) */
+#define SOTLS_CPU_PMULL (1u << 17)     /* "pmull": PMULL/PMULL2 on 64-bit lanes */
+#define SOTLS_CPU_SHA2 (1u << 18)      /* "sha2": SHA256H/SHA256H2/SHA256SU0/SHA256SU1 */
+#define SOTLS_CPU_FEATURES 19
 #define SOTLS_CPU_ALL ((1u << SOTLS_CPU_FEATURES) - 1)
 
 /* Groups that implementations' needs are made of. */

@@ -36,14 +36,20 @@
 		fn(&k->member, ctr, in, out, nblocks);                                     \
 	}
 ADAPT(aria, sotls_aria_ctr32_generic)
+ADAPT(aes, sotls_aes_ctr32_ct64)
+/* Each architecture's tables name only the files meson.build compiles for it. */
+#if defined(__x86_64__)
 ADAPT(aria, sotls_aria_ctr32_aesni_avx)
 ADAPT(aria, sotls_aria_ctr32_aesni_avx2)
 ADAPT(aria, sotls_aria_ctr32_vaes_avx2)
 ADAPT(aria, sotls_aria_ctr32_gfni_avx2)
 ADAPT(aria, sotls_aria_ctr32_gfni_avx512)
-ADAPT(aes, sotls_aes_ctr32_ct64)
 ADAPT(aes, sotls_aes_ctr32_aesni)
 ADAPT(aes, sotls_aes_ctr32_vaes_avx512)
+#elif defined(__aarch64__)
+ADAPT(aria, sotls_aria_ctr32_neon)
+ADAPT(aes, sotls_aes_ctr32_armv8ce)
+#endif
 
 enum family { FAMILY_ARIA, FAMILY_AES };
 
@@ -54,6 +60,7 @@ enum family { FAMILY_ARIA, FAMILY_AES };
 
 /* The CTR routines, best first, per family. */
 static const struct sotls_gcm_ctr CTRS_ARIA[] = {
+#if defined(__x86_64__)
 	{{"aria-gfni-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_GFNI},
 	 sotls_aria_ctr32_gfni_avx512_u, false},
 	{{"aria-gfni-avx2", SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3},
@@ -64,18 +71,26 @@ static const struct sotls_gcm_ctr CTRS_ARIA[] = {
 	 sotls_aria_ctr32_aesni_avx2_u, false},
 	{{"aria-aesni-avx", SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE},
 	 sotls_aria_ctr32_aesni_avx_u, false},
+#elif defined(__aarch64__)
+	{{"aria-neon", SOTLS_CPU_AES | SOTLS_CPU_ASIMD}, sotls_aria_ctr32_neon_u, false},
+#endif
 	{{"aria-generic", 0}, sotls_aria_ctr32_generic_u, false},
 };
 
 static const struct sotls_gcm_ctr CTRS_AES[] = {
+#if defined(__x86_64__)
 	{{"aes-vaes-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_VAES | SOTLS_CPU_AES},
 	 sotls_aes_ctr32_vaes_avx512_u, true},
 	{{"aes-aesni", SOTLS_CPU_AES | SOTLS_CPU_AVX_BASE}, sotls_aes_ctr32_aesni_u, true},
+#elif defined(__aarch64__)
+	{{"aes-armv8ce", SOTLS_CPU_AES | SOTLS_CPU_ASIMD}, sotls_aes_ctr32_armv8ce_u, true},
+#endif
 	/* Bitsliced, four blocks a pass: wide, like the ARIAs. */
 	{{"aes-ct64", 0}, sotls_aes_ctr32_ct64_u, false},
 };
 
 static const struct sotls_gcm_ghash GHASHES[] = {
+#if defined(__x86_64__)
 	{{"ghash-vpclmul-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_SSE41 | SOTLS_CPU_VPCLMUL |
 					  SOTLS_CPU_PCLMUL},
 	 sotls_ghash_init_vpclmul_avx512, sotls_ghash_update_vpclmul_avx512},
@@ -83,11 +98,16 @@ static const struct sotls_gcm_ghash GHASHES[] = {
 	 sotls_ghash_init_vpclmul_avx2, sotls_ghash_update_vpclmul_avx2},
 	{{"ghash-pclmul", SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE}, sotls_ghash_init_pclmul,
 	 sotls_ghash_update_pclmul},
+#elif defined(__aarch64__)
+	{{"ghash-pmull", SOTLS_CPU_PMULL | SOTLS_CPU_ASIMD}, sotls_ghash_init_pmull,
+	 sotls_ghash_update_pmull},
+#endif
 	{{"ghash-generic", 0}, sotls_ghash_init_generic, sotls_ghash_update_generic},
 };
 
 /* AES-GCM's stitched loops; the last entry (none) leaves CTR and GHASH to take turns. */
 static const struct sotls_gcm_bulk BULKS_AES[] = {
+#if defined(__x86_64__)
 	{{"gcm-aes-vaes-avx512", NEEDS_AVX512_BASE | SOTLS_CPU_SSE41 | SOTLS_CPU_VAES |
 					 SOTLS_CPU_VPCLMUL | SOTLS_CPU_AES | SOTLS_CPU_PCLMUL},
 	 sotls_gcm_aes_vaes_avx512, &GHASHES[0]},
@@ -95,6 +115,7 @@ static const struct sotls_gcm_bulk BULKS_AES[] = {
 	 sotls_gcm_aes_vaes_avx2, &GHASHES[1]},
 	{{"gcm-aes-aesni-pclmul", SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE},
 	 sotls_gcm_aes_aesni_pclmul, &GHASHES[2]},
+#endif
 	{{NULL, 0}, NULL, NULL},
 };
 

@@ -25,6 +25,9 @@ void sotls_ghash_update_generic(const struct sotls_ghash_key *gk, uint8_t y[16],
 void sotls_ghash_init_pclmul(struct sotls_ghash_key *gk, const uint8_t h[16]);
 void sotls_ghash_update_pclmul(const struct sotls_ghash_key *gk, uint8_t y[16],
 			       const uint8_t *in, size_t nblocks);
+void sotls_ghash_init_pmull(struct sotls_ghash_key *gk, const uint8_t h[16]);
+void sotls_ghash_update_pmull(const struct sotls_ghash_key *gk, uint8_t y[16],
+			      const uint8_t *in, size_t nblocks);
 void sotls_ghash_init_vpclmul_avx2(struct sotls_ghash_key *gk, const uint8_t h[16]);
 void sotls_ghash_update_vpclmul_avx2(const struct sotls_ghash_key *gk, uint8_t y[16],
 				     const uint8_t *in, size_t nblocks);

@@ -13,7 +13,9 @@ static const struct {
 	struct sotls_impl impl;
 	const struct p256_impl *p;
 } FIELD[] = {
+#if defined(__x86_64__) /* the other architectures build the portable code only */
 	{{"mulx", MULX_NEEDS}, &p256_impl_mulx},
+#endif
 	{{"generic", 0}, &p256_impl_generic},
 };
 
@@ -21,7 +23,9 @@ static const struct {
 	struct sotls_impl impl;
 	p256_select_fn *fn;
 } SELECT[] = {
+#if defined(__x86_64__)
 	{{"avx2", SOTLS_CPU_AVX2 | SOTLS_CPU_AVX}, p256_select_avx2},
+#endif
 	{{"generic", 0}, p256_select_generic},
 };
 
@@ -31,7 +35,11 @@ const struct p256_impl *p256_impl_get(enum p256_level level)
 	case P256_GENERIC:
 		return &p256_impl_generic;
 	case P256_MULX:
+#if defined(__x86_64__)
 		return (MULX_NEEDS & ~sotls_cpu_features()) == 0 ? &p256_impl_mulx : NULL;
+#else
+		return NULL;
+#endif
 	default:
 		return NULL;
 	}

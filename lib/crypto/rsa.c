@@ -46,10 +46,14 @@ struct sotls_rsa_key {
 	uint64_t vi[N_MAX], vf[N_MAX]; /* u^e R, u^-1 R mod n */
 };
 
+/* The other architectures build the portable code only: its entries below
+ * are absent, so no CPU of theirs is ever given a NULL one. */
 static const struct sotls_mont_ops *const OPS[SOTLS_RSA_IMPLS] = {
 	&sotls_mont_generic,
+#if defined(__x86_64__)
 	&sotls_mont_mulx,
 	&sotls_mont_ifma,
+#endif
 };
 
 /* Best first. IFMA multiplies outside the exponentiations with MULX. */
@@ -57,9 +61,11 @@ static const struct rsa_impl_entry {
 	struct sotls_impl impl;
 	enum sotls_rsa_impl id;
 } IMPLS[] = {
+#if defined(__x86_64__)
 	{{"ifma", SOTLS_CPU_IFMA | SOTLS_CPU_AVX512F | SOTLS_CPU_BMI2 | SOTLS_CPU_ADX},
 	 SOTLS_RSA_IFMA},
 	{{"mulx", SOTLS_CPU_BMI2 | SOTLS_CPU_ADX}, SOTLS_RSA_MULX},
+#endif
 	{{"generic", 0}, SOTLS_RSA_GENERIC},
 };
 #define N_IMPLS (sizeof(IMPLS) / sizeof(IMPLS[0]))
@@ -76,6 +82,8 @@ static const struct rsa_impl_entry *entry(enum sotls_rsa_impl impl)
 /* valgrind runs MULX/ADCX/ADOX but hides ADX from CPUID: the ct test, which
  * reads the host's flags in /proc/cpuinfo, sets this. */
 bool sotls_rsa_ct_mulx_forced;
+#endif
+#if defined(SOTLS_CT_VALGRIND) && defined(__x86_64__)
 #define MULX_FORCED sotls_rsa_ct_mulx_forced
 #else
 #define MULX_FORCED false

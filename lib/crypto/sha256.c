@@ -63,7 +63,11 @@ void sotls_sha256_blocks_generic(uint32_t h[8], const uint8_t *p, size_t blocks)
 }
 
 const struct sotls_sha256_impl SOTLS_SHA256_IMPLS[SOTLS_SHA256_N_IMPLS] = {
+#if defined(__x86_64__)
 	{{"shani", SOTLS_CPU_SHA | SOTLS_CPU_SSSE3 | SOTLS_CPU_SSE41}, sotls_sha256_blocks_shani},
+#elif defined(__aarch64__)
+	{{"armv8", SOTLS_CPU_SHA2 | SOTLS_CPU_ASIMD}, sotls_sha256_blocks_armv8},
+#endif
 	{{"generic", 0}, sotls_sha256_blocks_generic},
 };
 

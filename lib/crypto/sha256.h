@@ -1,7 +1,7 @@
 /*
  * SHA-256 (FIPS 180-4) for RFC 6979's HMAC in p256_ecdsa.c, with the
  * compression function in portable C (sha256.c) or with the SHA extensions
- * (sha256_shani.c), chosen once from the CPU. mbedTLS's SHA-256 has no x86
+ * (sha256_shani.c on x86-64, sha256_armv8.c on aarch64), chosen once from the CPU. mbedTLS's SHA-256 has no x86
  * acceleration: in software it was a sixth of a P-256 signature.
  */
 #ifndef SOTLS_CRYPTO_SHA256_H
@@ -17,13 +17,18 @@ extern const uint32_t sotls_sha256_k[64];
 
 /* h = the compression of `blocks` 64-byte blocks into h. */
 typedef void sotls_sha256_blocks_fn(uint32_t h[8], const uint8_t *p, size_t blocks);
-sotls_sha256_blocks_fn sotls_sha256_blocks_generic, sotls_sha256_blocks_shani;
+sotls_sha256_blocks_fn sotls_sha256_blocks_generic, sotls_sha256_blocks_shani,
+	sotls_sha256_blocks_armv8;
 /* The compressions, best first, with the CPU features each needs. */
 struct sotls_sha256_impl {
 	struct sotls_impl impl;
 	sotls_sha256_blocks_fn *blocks;
 };
+#if defined(__x86_64__) || defined(__aarch64__)
 #define SOTLS_SHA256_N_IMPLS 2
+#else
+#define SOTLS_SHA256_N_IMPLS 1
+#endif
 extern const struct sotls_sha256_impl SOTLS_SHA256_IMPLS[SOTLS_SHA256_N_IMPLS];
 /* The first of them this process's features (cpu.h) run, chosen once. */
 sotls_sha256_blocks_fn *sotls_sha256_blocks(void);

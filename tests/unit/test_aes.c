@@ -85,10 +85,14 @@ static void aes_reference(uint8_t ctr[16], const uint8_t *in, uint8_t *out, size
 
 static const struct ctr32_impl IMPLS[] = {
 	{0, "ctr32_ct64", CTR_FN(sotls_aes_ctr32_ct64)},
+#if defined(__x86_64__) /* what lib/crypto/meson.build builds for the host */
 	{SOTLS_CPU_AES | SOTLS_CPU_AVX_BASE, "ctr32_aesni", CTR_FN(sotls_aes_ctr32_aesni)},
 	{SOTLS_CPU_VAES | SOTLS_CPU_AES | SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX |
 		 SOTLS_CPU_SSSE3,
 	 "ctr32_vaes_avx512", CTR_FN(sotls_aes_ctr32_vaes_avx512)},
+#elif defined(__aarch64__)
+	{SOTLS_CPU_AES | SOTLS_CPU_ASIMD, "ctr32_armv8ce", CTR_FN(sotls_aes_ctr32_armv8ce)},
+#endif
 };
 
 /* Around every natural width: 1, 4 (ct64, a zmm), 8, 16, 32 blocks. */

@@ -67,6 +67,7 @@ static void aria_reference(uint8_t ctr[16], const uint8_t *in, uint8_t *out, siz
 /* Every CTR implementation, with the CPU features it needs. */
 static const struct ctr32_impl CTR_IMPLS[] = {
 	{0, "ctr32_generic", CTR_FN(sotls_aria_ctr32_generic)},
+#if defined(__x86_64__) /* what lib/crypto/meson.build builds for the host */
 	{SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE, "ctr32_aesni_avx",
 	 CTR_FN(sotls_aria_ctr32_aesni_avx)},
 	{SOTLS_CPU_AES | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX_BASE, "ctr32_aesni_avx2",
@@ -76,6 +77,9 @@ static const struct ctr32_impl CTR_IMPLS[] = {
 	 CTR_FN(sotls_aria_ctr32_gfni_avx2)},
 	{SOTLS_CPU_GFNI | SOTLS_CPU_AVX512 | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3,
 	 "ctr32_gfni_avx512", CTR_FN(sotls_aria_ctr32_gfni_avx512)},
+#elif defined(__aarch64__)
+	{SOTLS_CPU_AES | SOTLS_CPU_ASIMD, "ctr32_neon", CTR_FN(sotls_aria_ctr32_neon)},
+#endif
 };
 
 /* Block counts around every natural width (1, 2, 4, 8, 16, 32, 64 lanes). */

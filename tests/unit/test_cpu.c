@@ -8,6 +8,10 @@
  *                                (masked by SOTLS_CPU if that happens to be set)
  *   test_cpu --expect-env VALUE  run with SOTLS_CPU=VALUE (meson sets it): the
  *                                features must be the detected ones VALUE allows
+ *   test_cpu --expect-detected NAMES
+ *                                detection must give exactly NAMES (as
+ *                                sotls_cpu_describe writes them), for an
+ *                                emulated CPU, whose /proc/cpuinfo is the host's
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +30,7 @@
 #include "sotls.h"
 
 static const char *expect_env; /* VALUE from --expect-env, or NULL */
+static const char *expect_detected; /* NAMES from --expect-detected, or NULL */
 
 static void test_feature_names(void **state)
 {
@@ -66,6 +71,17 @@ static int has_flag(const char *flags, const char *word)
  */
 static void test_matches_proc_cpuinfo(void **state)
 {
+	/* On an emulated CPU the kernel's file is the host's: the emulator's
+	 * model is what was asked for (-cpu max: every extension it has). */
+	if (expect_detected != NULL) {
+		char buf[256];
+
+		(void)state;
+		assert_string_equal(sotls_cpu_describe(sotls_cpu_detected(), buf, sizeof(buf)),
+				    expect_detected);
+		return;
+	}
+
 	static char line[8192];
 	FILE *f = fopen("/proc/cpuinfo", "r");
 	int found = 0;
@@ -76,14 +92,21 @@ static void test_matches_proc_cpuinfo(void **state)
 		printf("test_cpu: no /proc/cpuinfo, skipping the cross-check\n");
 		skip();
 	}
+	/* x86 calls the list "flags", arm64 "Features"; qemu-user shows the
+	 * host's file, which then has no line of this architecture's. */
+#if defined(__aarch64__)
+	static const char KEY[] = "Features";
+#else
+	static const char KEY[] = "flags";
+#endif
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (strncmp(line, "flags", 5) == 0) {
+		if (strncmp(line, KEY, sizeof(KEY) - 1) == 0) {
 			found = 1;
 			break;
 		}
 	fclose(f);
 	if (!found) {
-		printf("test_cpu: no flags line in /proc/cpuinfo, skipping the cross-check\n");
+		printf("test_cpu: no %s line in /proc/cpuinfo, skipping the cross-check\n", KEY);
 		skip();
 	}
 	const char *fl = strchr(line, ':');
@@ -125,6 +148,12 @@ static void test_parse(void **state)
 		 SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE | SOTLS_CPU_SHA |
 			 SOTLS_CPU_BMI2 | SOTLS_CPU_ADX | SOTLS_CPU_AVX2 | SOTLS_CPU_GFNI},
 		{"avx512", true, SOTLS_CPU_ALL},
+		/* aarch64's names, as its kernel's Features line has them. */
+		{"-aes,-pmull", true, SOTLS_CPU_ALL & ~(SOTLS_CPU_AES | SOTLS_CPU_PMULL)},
+		{"asimd,pmull,sha2", true, SOTLS_CPU_ASIMD | SOTLS_CPU_PMULL | SOTLS_CPU_SHA2},
+		{"-asimd", true, SOTLS_CPU_ALL & ~SOTLS_CPU_ASIMD},
+		{"+sha2,aes", true, SOTLS_CPU_SHA2 | SOTLS_CPU_AES},
+		{"neon", false, 0},
 		/* Typos: nothing at all. */
 		{"", false, 0},
 		{"aesni2", false, 0},
@@ -188,6 +217,12 @@ static void test_chosen_features(void **state)
 	assert_ptr_equal(sotls_sha256_blocks(), sha->blocks);
 }
 
+/* An ARMv8 CPU with the Cryptography Extensions (Cortex-A53 on). */
+#define ARMV8_CRYPTO (SOTLS_CPU_ASIMD | SOTLS_CPU_AES | SOTLS_CPU_PMULL | SOTLS_CPU_SHA2)
+/* ARIA's pick without PMULL. */
+#define ARIA_NO_PMULL "sotls-aria-neon+ghash-generic"
+
+#if defined(__x86_64__)
 /* Feature sets of CPU families, as sets of this CPU-independent test. */
 #define HASWELL                                                                            \
 	(SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE | SOTLS_CPU_AVX2 |          \
@@ -264,6 +299,67 @@ static void test_picks_by_features(void **state)
 				    ->impl.name,
 			    "shani");
 }
+#elif defined(__aarch64__)
+/* Each of aarch64's optional extensions is picked up on its own. */
+static void test_picks_by_features(void **state)
+{
+	static const struct {
+		enum sotls_aead_alg alg;
+		uint32_t have;
+		const char *want;
+	} AEAD[] = {
+		{SOTLS_AEAD_AES_128_GCM, ARMV8_CRYPTO, "sotls-aes-armv8ce+ghash-pmull"},
+		{SOTLS_AEAD_AES_256_GCM, ARMV8_CRYPTO & ~SOTLS_CPU_PMULL,
+		 "sotls-aes-armv8ce+ghash-generic"},
+		{SOTLS_AEAD_AES_128_GCM, ARMV8_CRYPTO & ~SOTLS_CPU_AES, "sotls-aes-ct64+ghash-pmull"},
+		/* Nothing of it without Advanced SIMD, which every file uses. */
+		{SOTLS_AEAD_AES_128_GCM, ARMV8_CRYPTO & ~SOTLS_CPU_ASIMD,
+		 "sotls-aes-ct64+ghash-generic"},
+		{SOTLS_AEAD_AES_128_GCM, 0, "sotls-aes-ct64+ghash-generic"},
+		{SOTLS_AEAD_ARIA_128_GCM, ARMV8_CRYPTO & ~SOTLS_CPU_PMULL, ARIA_NO_PMULL},
+		{SOTLS_AEAD_ARIA_128_GCM, 0, "sotls-aria-generic+ghash-generic"},
+		{SOTLS_AEAD_ARIA_256_GCM, ARMV8_CRYPTO, "sotls-aria-neon+ghash-pmull"},
+		{SOTLS_AEAD_ARIA_128_GCM, ARMV8_CRYPTO & ~SOTLS_CPU_AES,
+		 "sotls-aria-generic+ghash-pmull"},
+		/* x86's features mean nothing here. */
+		{SOTLS_AEAD_AES_128_GCM, SOTLS_CPU_ALL & ~ARMV8_CRYPTO,
+		 "sotls-aes-ct64+ghash-generic"},
+	};
+	char name[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(AEAD) / sizeof(AEAD[0]); i++) {
+		sotls_aead_describe(AEAD[i].alg, AEAD[i].have, name, sizeof(name));
+		if (strcmp(name, AEAD[i].want) != 0)
+			fail_msg("%s with %s: picked %s, expected %s",
+				 sotls_aead_alg_name(AEAD[i].alg),
+				 sotls_cpu_describe(AEAD[i].have, (char[256]){0}, 256), name,
+				 AEAD[i].want);
+	}
+	assert_string_equal(SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, ARMV8_CRYPTO)->impl.name,
+			    "armv8");
+	assert_string_equal(
+		SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, SOTLS_CPU_SHA2 | SOTLS_CPU_ASIMD)->impl.name,
+		"armv8");
+	assert_string_equal(SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, ARMV8_CRYPTO & ~SOTLS_CPU_SHA2)
+				    ->impl.name,
+			    "generic");
+}
+#else
+/* Only the portable code is built here. */
+static void test_picks_by_features(void **state)
+{
+	char name[64];
+
+	(void)state;
+	sotls_aead_describe(SOTLS_AEAD_ARIA_128_GCM, SOTLS_CPU_ALL, name, sizeof(name));
+	assert_string_equal(name, "sotls-aria-generic+ghash-generic");
+	sotls_aead_describe(SOTLS_AEAD_AES_128_GCM, SOTLS_CPU_ALL, name, sizeof(name));
+	assert_string_equal(name, "sotls-aes-ct64+ghash-generic");
+	assert_string_equal(SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, SOTLS_CPU_ALL)->impl.name,
+			    "generic");
+}
+#endif
 
 /* A feature set with a feature this CPU lacks is refused, not downgraded. */
 static void test_init_refuses_missing(void **state)
@@ -288,8 +384,12 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--expect-env") == 0) {
 		expect_env = argv[2];
+	} else if (argc == 3 && strcmp(argv[1], "--expect-detected") == 0) {
+		expect_detected = argv[2];
 	} else if (argc != 1) {
-		fprintf(stderr, "usage: %s [--expect-env SOTLS_CPU-VALUE]\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s [--expect-env SOTLS_CPU-VALUE | --expect-detected NAMES]\n",
+			argv[0]);
 		return 2;
 	}
 
