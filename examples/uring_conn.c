@@ -165,6 +165,8 @@ static void ready_remove(struct conn *c)
 static void ready_append(struct conn *c, bool budget_cut)
 {
 	struct worker *w = c->w;
+	if (c->ready) /* queued already: once is enough, twice would corrupt the queue */
+		return;
 	c->rprev = w->ready_tail;
 	c->rnext = NULL;
 	if (w->ready_tail != NULL)
@@ -179,12 +181,31 @@ static void ready_append(struct conn *c, bool budget_cut)
 
 static void waiter_remove(struct conn *c)
 {
-	for (struct conn **p = &c->w->buf_waiters; c->waiting_buf && *p != NULL; p = &(*p)->wnext)
+	struct worker *w = c->w;
+	struct conn *prev = NULL;
+	for (struct conn **p = &w->buf_waiters; c->waiting_buf && *p != NULL;
+	     prev = *p, p = &(*p)->wnext)
 		if (*p == c) {
 			*p = c->wnext;
+			if (w->buf_waiters_tail == c)
+				w->buf_waiters_tail = prev;
 			break;
 		}
 	c->waiting_buf = false;
+}
+
+/* Waits for a file buffer behind those that asked first (first come, first
+ * served: under load none waits forever). */
+static void waiter_append(struct conn *c)
+{
+	struct worker *w = c->w;
+	c->wnext = NULL;
+	if (w->buf_waiters_tail != NULL)
+		w->buf_waiters_tail->wnext = c;
+	else
+		w->buf_waiters = c;
+	w->buf_waiters_tail = c;
+	c->waiting_buf = true;
 }
 
 /* A file buffer went back: the first connection waiting for one goes on. */
@@ -194,6 +215,8 @@ static void give_file_buf(struct worker *w, int idx)
 	struct conn *next = w->buf_waiters;
 	if (next != NULL) {
 		w->buf_waiters = next->wnext;
+		if (w->buf_waiters == NULL)
+			w->buf_waiters_tail = NULL;
 		next->waiting_buf = false;
 		ready_append(next, false);
 	}
@@ -628,10 +651,10 @@ static int body_step(struct conn *c)
 			splice_in(c);
 		return STEP_WAIT;
 	}
+	if (c->waiting_buf) /* queued for a file buffer: give_file_buf wakes it */
+		return STEP_WAIT;
 	if (c->fbuf < 0 && (c->fbuf = uring_file_buf_take(&c->w->loop)) < 0) {
-		c->wnext = c->w->buf_waiters;
-		c->w->buf_waiters = c;
-		c->waiting_buf = true;
+		waiter_append(c);
 		return STEP_WAIT;
 	}
 	struct uring_loop *l = &c->w->loop;

@@ -67,7 +67,7 @@ struct worker {
 	unsigned long turn_no;		/* loop turns, for the budget */
 	unsigned zombies;		/* released, waiting for their operations' end */
 	struct conn *dead;		/* released with nothing in flight: freed after the turn */
-	struct conn *buf_waiters;	/* waiting for a file buffer */
+	struct conn *buf_waiters, *buf_waiters_tail;	/* waiting for a file buffer */
 	bool accept_armed, accept_paused;
 	int64_t accept_retry;		/* no accept before (after a failure) */
 	int *parked;			/* accepted at the cap: wait for a slot */
