@@ -517,12 +517,15 @@ void conn_start(struct worker *w, int fd)
 {
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	/* Zero-copy pages, ours or sotls_sendfile's, wait for the peer's ACK:
-	 * the kernel gives up on a peer that takes nothing for --send-timeout. */
 	struct conn *c = calloc(1, sizeof(*c));
-	int rc = c == NULL ? SOTLS_ERR_OUT_OF_MEMORY
-	       : limits_prepare_socket(fd, g_opt.limits.send_ms) != 0 ? SOTLS_ERR_SYSCALL
-								     : uring_new_engine(&c->tls);
+	int rc = c == NULL ? SOTLS_ERR_OUT_OF_MEMORY : uring_new_engine(&c->tls);
+	/* Zero-copy pages, ours or sotls_sendfile's, wait for the peer's ACK:
+	 * TCP_USER_TIMEOUT has the kernel give up on a peer that takes nothing
+	 * for --send-timeout, as the threaded servers do. */
+	if (rc == 0 && limits_prepare_socket(fd, g_opt.limits.send_ms) != 0) {
+		sotls_conn_free(c->tls);
+		rc = SOTLS_ERR_SYSCALL;
+	}
 	if (rc != 0) {
 		free(c);
 		close(fd);
@@ -560,7 +563,11 @@ static void recv_complete(struct conn *c, const struct io_uring_cqe *cqe)
 			return;
 		}
 	} else if (cqe->res > 0 && !c->released) { /* the handshake's recv */
-		sotls_engine_recv_done(c->tls, (size_t)cqe->res);
+		int rc = sotls_engine_recv_done(c->tls, (size_t)cqe->res);
+		if (rc != 0) {
+			finish(c, END_FAILED, rc);
+			return;
+		}
 	}
 	if (c->released)
 		return;
@@ -572,10 +579,7 @@ static void recv_complete(struct conn *c, const struct io_uring_cqe *cqe)
 	}
 	if (cqe->res > 0)
 		touch(c);
-	/* A multishot recv that goes on already woke the connection for the
-	 * bytes before; run it once per batch of completions is enough, but
-	 * the engine may be waiting for exactly these. */
-	drive(c);
+	drive(c); /* the engine may have waited for exactly these bytes */
 }
 
 static void send_complete(struct conn *c, const struct io_uring_cqe *cqe)
@@ -594,7 +598,11 @@ static void send_complete(struct conn *c, const struct io_uring_cqe *cqe)
 		socket_failed(c, res);
 		return;
 	}
-	sotls_engine_send_done(c->tls, (size_t)res);
+	int rc = sotls_engine_send_done(c->tls, (size_t)res);
+	if (rc != 0) {
+		finish(c, END_FAILED, rc);
+		return;
+	}
 	touch(c);
 	drive(c);
 }

@@ -128,7 +128,8 @@ def case_files(ktls):
     s = tls(srv.port)
     check(s.selected_alpn_protocol() == 'http/1.1', 'no ALPN http/1.1')
     # Pipelined: two requests in one write, answered in order.
-    s.sendall(b'GET /small.txt HTTP/1.1\r\nHost: x\r\n\r\nHEAD /big.bin HTTP/1.1\r\nHost: x\r\n\r\n')
+    s.sendall(b'GET /small.txt HTTP/1.1\r\nHost: x\r\n\r\n'
+              b'HEAD /big.bin HTTP/1.1\r\nHost: x\r\n\r\n')
     st, h, body = response(s)
     check(st == 'HTTP/1.1 200 OK' and body == b'small\n', f'{st} {body!r}')
     line = response_head(s)  # HEAD: no body follows
