@@ -655,13 +655,15 @@ int main(int argc, char **argv)
 		ws[i].index = i;
 		ws[i].sigfd = i == 0 ? sigfd : -1;
 	}
-	for (; tids != NULL && started < threads; started++)
-		if (pthread_create(&tids[started], NULL, worker_main, &ws[started]) != 0) {
-			fprintf(stderr, "thread %d: %s\n", started, strerror(errno));
+	for (; tids != NULL && started < threads; started++) {
+		int err = pthread_create(&tids[started], NULL, worker_main, &ws[started]);
+		if (err != 0) {
+			fprintf(stderr, "thread %d: %s\n", started, strerror(err));
 			atomic_store(&g_stop, 1);
 			ws[0].st.failed++;
 			break;
 		}
+	}
 	worker_main(&ws[0]);
 	struct server_stats st = {0};
 	server_stats_add(&st, &ws[0].st);

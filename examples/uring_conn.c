@@ -1,5 +1,5 @@
 /*
- * A connection of sotls-uring-server on its thread's ring (uring_server.h).
+ * A connection of sotls-uring-server on its thread's ring (uring_conn.h).
  *
  * Until the handshake ends, ciphertext moves one operation at a time: a
  * recv of exactly what the engine takes (sotls_engine_recv_buf never
@@ -18,14 +18,7 @@
  * the ktls-fallback log line) and the ring only says when it is ready
  * (poll requests).
  *
- * File bodies: on the engine, read into the thread's file buffers
- * (READ_FIXED) and given to sotls_send. They cannot be sealed in place:
- * the engine seals only into its own send buffer (sotls.h: the userspace
- * sotls_sendfile path has no hook for a foreign ring), so that is one copy
- * per byte. Attached with kernel TX: SPLICE file -> pipe -> socket on this
- * ring, the kernel seals (no sotls call meanwhile, as sotls.h requires).
- * Attached with userspace TX: sotls_sendfile, which reads into registered
- * buffers, seals in place and sends with SEND_ZC on its own ring.
+ * HTTP and its file bodies are uring_http.c; the echo is here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,80 +32,12 @@
 #include <unistd.h>
 
 #include "resumed_name.h"
-#include "uring_server.h"
-
-#define BUF_SIZE 16384
-/* Ciphertext held beyond what the engine takes before recv is stopped. */
-#define IN_HIGH 65536
-/* Bytes moved per splice: a pipe's default capacity. */
-#define SPLICE_CHUNK 65536
-
-/* What a step of a connection asks (besides sotls's WANT_READ/_WRITE and
- * errors): go on, or wait for a completion. */
-enum { STEP_AGAIN = 1, STEP_WAIT = 2 };
-
-enum cstate {
-	CS_HANDSHAKE,
-	CS_OPEN,
-	CS_CLOSING,	/* our close_notify */
-	CS_LAST_WORDS,	/* counted as ended: its last ciphertext goes, then it is freed */
-};
-
-enum end { END_CLEAN, END_FAILED, END_EXPIRED };
-
-struct conn {
-	struct worker *w;
-	int fd, id;
-	struct sotls_conn *tls;
-	enum cstate st;
-	bool need_attach, attached, ktls_tx;
-	bool released;	    /* off the lists, its slot given back; freed once inflight is 0 */
-	bool socket_failed; /* nothing more can be sent */
-	unsigned inflight;  /* operations whose last completion has not come */
-	/* Engine I/O. */
-	bool recv_armed, recv_cancelled, send_busy, send_zc, eof_seen, eof_given;
-	int zc_res;
-	uint8_t *in;	    /* ciphertext the engine did not take yet: [in_off, in_len) */
-	size_t in_off, in_len, in_cap;
-	/* Attached: a poll request is out. */
-	bool poll_armed;
-	short poll_events;
-	/* Lists: the worker's connections, its ready queue, file buffer waiters. */
-	struct conn *prev, *next, *rprev, *rnext, *wnext;
-	bool ready, waiting_buf;
-	bool moved;	       /* bytes moved since the deadline was set */
-	bool deadline_writing; /* the deadline is --send-timeout's */
-	int64_t deadline, head_deadline;
-	size_t turn; /* bytes this turn, against --event-budget */
-	unsigned long turn_no; /* the worker's turn they were counted in */
-	/* Plaintext to sotls_send: [out, out + out_len). */
-	const uint8_t *out;
-	size_t out_len;
-	/* HTTP. */
-	size_t have; /* request head bytes in buf */
-	bool keep_alive, close_after, flush_after;
-	int file_fd, fbuf;
-	off_t file_off, file_left, body_size;
-	bool file_busy;
-	int pipe[2];
-	size_t pipe_len;
-	const char *body_path; /* how the body went, for the log */
-	char req_path[HTTP_MAX_PATH + 1];
-	char hbuf[600];
-	/* Plaintext: the request head, or a message to echo. Held only while
-	 * bytes are in it (buf_get / buf_put): an idle connection holds no
-	 * buffer, neither this nor sotls's record buffers. */
-	uint8_t *buf;
-};
-
-_Static_assert(_Alignof(max_align_t) >= 16, "tags need 16-byte aligned objects");
-
-static void drive(struct conn *c);
+#include "uring_conn.h"
 
 /* ---- plaintext buffers ---------------------------------------------------- */
 
 /* c->buf, from the worker's spares or malloc. false: out of memory. */
-static bool buf_get(struct conn *c)
+bool buf_get(struct conn *c)
 {
 	struct worker *w = c->w;
 	if (c->buf == NULL)
@@ -162,7 +87,7 @@ static void ready_remove(struct conn *c)
 
 /* More to do after the others' turn: out of budget (counted), or a file
  * buffer came free for it. */
-static void ready_append(struct conn *c, bool budget_cut)
+void ready_append(struct conn *c, bool budget_cut)
 {
 	struct worker *w = c->w;
 	if (c->ready) /* queued already: once is enough, twice would corrupt the queue */
@@ -196,7 +121,7 @@ static void waiter_remove(struct conn *c)
 
 /* Waits for a file buffer behind those that asked first (first come, first
  * served: under load none waits forever). */
-static void waiter_append(struct conn *c)
+void waiter_append(struct conn *c)
 {
 	struct worker *w = c->w;
 	c->wnext = NULL;
@@ -209,7 +134,7 @@ static void waiter_append(struct conn *c)
 }
 
 /* A file buffer went back: the first connection waiting for one goes on. */
-static void give_file_buf(struct worker *w, int idx)
+void give_file_buf(struct worker *w, int idx)
 {
 	uring_file_buf_give(&w->loop, idx);
 	struct conn *next = w->buf_waiters;
@@ -282,26 +207,9 @@ static bool engine_has_output(struct conn *c)
 	return !c->attached && sotls_engine_send_buf(c->tls, &n) != NULL && n > 0;
 }
 
-/* A deadline in file mode, in sotls-https-server's words. */
-static void log_http_expired(const struct conn *c, bool hs)
-{
-	const char *why = limits_strerror(LIMIT_EXPIRED);
-	if (hs)
-		fprintf(stderr, "client %d: handshake failed: %s (--handshake-timeout)\n", c->id, why);
-	else if (c->file_fd >= 0)
-		fprintf(stderr, "client %d: %s: sendfile after %lld bytes: %s\n", c->id, c->req_path,
-			(long long)(c->body_size - c->file_left), why);
-	else if (!g_opt.quiet && c->out_len > 0)
-		printf("client %d: response not taken within --send-timeout: dropped\n", c->id);
-	else if (!g_opt.quiet)
-		printf("client %d: %s: dropped\n", c->id,
-		       c->have > 0 ? "request head not complete within --header-timeout"
-				   : "idle past --idle-timeout");
-}
-
 /* Counts how the connection ended and says so; it is freed once its last
  * ciphertext (close_notify, an alert) is out. */
-static void finish(struct conn *c, enum end how, int rc)
+void finish(struct conn *c, enum end how, int rc)
 {
 	struct server_stats *st = &c->w->st;
 	bool hs = c->st == CS_HANDSHAKE;
@@ -323,7 +231,7 @@ static void finish(struct conn *c, enum end how, int rc)
 	case END_EXPIRED:
 		(*(hs ? &st->hs_expired : &st->idle_expired))++;
 		if (g_opt.http)
-			log_http_expired(c, hs);
+			http_log_expired(c, hs);
 		else if (g_opt.verbose)
 			fprintf(stderr, "connection %d: %s: dropped\n", c->id,
 				hs ? "no handshake within --handshake-timeout"
@@ -358,7 +266,7 @@ static bool waits_to_write(struct conn *c)
 /* The deadline starts again, for reading or for the peer to take what is
  * sent, by what the connection waits for now; a request head keeps the
  * deadline of its first byte. */
-static void set_deadline(struct conn *c)
+void set_deadline(struct conn *c)
 {
 	c->moved = false;
 	if (c->st == CS_HANDSHAKE)
@@ -374,14 +282,14 @@ static void set_deadline(struct conn *c)
 
 /* Bytes moved: the deadline is set once the connection waits again (at
  * the end of drive). */
-static void touch(struct conn *c)
+void touch(struct conn *c)
 {
 	c->moved = true;
 }
 
 /* ---- the ring -------------------------------------------------------------- */
 
-static struct io_uring_sqe *conn_sqe(struct conn *c, unsigned op)
+struct io_uring_sqe *conn_sqe(struct conn *c, unsigned op)
 {
 	struct io_uring_sqe *sqe = uring_sqe(&c->w->loop);
 	if (sqe != NULL) {
@@ -411,7 +319,7 @@ static void flush(struct conn *c)
 	c->send_busy = true;
 }
 
-static void arm_poll(struct conn *c, short events)
+void arm_poll(struct conn *c, short events)
 {
 	if (c->poll_armed)
 		return;
@@ -506,212 +414,6 @@ static bool take_input(struct conn *c, const uint8_t *p, size_t n)
 		}
 	}
 	return true;
-}
-
-/* ---- HTTP ------------------------------------------------------------------ */
-
-static void http_status(struct conn *c, int code, const char *reason, bool head, bool keep)
-{
-	int n = http_status_response(c->hbuf, sizeof(c->hbuf), code, reason, head, keep,
-				     code == 405 ? "Allow: GET, HEAD\r\n" : NULL);
-	c->out = (const uint8_t *)c->hbuf;
-	c->out_len = (size_t)n;
-	c->close_after = !keep;
-}
-
-static void respond(struct conn *c, const struct http_request *req)
-{
-	bool head = req->method == HTTP_HEAD, verbose = !g_opt.quiet;
-	const char *method = head ? "HEAD" : "GET";
-	char rel[HTTP_MAX_PATH + 1], name[HTTP_MAX_PATH + 16];
-	if (req->method == HTTP_OTHER) {
-		http_status(c, 405, "Method Not Allowed", false, req->keep_alive);
-		return;
-	}
-	if (http_relative_path(req->path, rel, sizeof(rel)) != 0) {
-		if (verbose)
-			printf("client %d: %s refused (outside the root)\n", c->id, req->path);
-		http_status(c, 400, "Bad Request", head, false);
-		return;
-	}
-	struct stat st;
-	bool not_regular;
-	int fd = http_open_file(&g_opt.root, rel, &st, name, sizeof(name), &not_regular);
-	if (fd < 0) {
-		if (verbose)
-			printf("client %d: %s %s -> 404%s\n", c->id, method, req->path,
-			       not_regular ? " (not a regular file)" : "");
-		http_status(c, 404, "Not Found", head, req->keep_alive);
-		return;
-	}
-	int n = http_ok_head(c->hbuf, sizeof(c->hbuf), http_content_type(name),
-			     (long long)st.st_size, req->keep_alive);
-	c->out = (const uint8_t *)c->hbuf;
-	c->out_len = (size_t)n;
-	c->close_after = !req->keep_alive;
-	if (head) {
-		close(fd);
-		if (verbose)
-			printf("client %d: HEAD %s -> 200, %lld bytes (no body)\n", c->id, req->path,
-			       (long long)st.st_size);
-		return;
-	}
-	c->file_fd = fd;
-	c->file_off = 0;
-	c->file_left = c->body_size = st.st_size;
-	snprintf(c->req_path, sizeof(c->req_path), "%s", req->path);
-	c->body_path = !c->attached ? "io_uring-read-fixed+sotls_send"
-		       : c->ktls_tx ? "io_uring-splice"
-				    : NULL; /* sotls_sendfile says */
-}
-
-static void body_done(struct conn *c)
-{
-	close(c->file_fd);
-	c->file_fd = -1;
-	if (c->fbuf >= 0) {
-		give_file_buf(c->w, c->fbuf);
-		c->fbuf = -1;
-	}
-	/* Records sotls_sendfile sealed but did not send yet go now, not with
-	 * the next response. */
-	c->flush_after = c->attached && !c->ktls_tx;
-	if (!g_opt.quiet) {
-		const char *how = c->body_path;
-		struct sotls_info info = SOTLS_INFO_INIT;
-		if (how == NULL && sotls_get_info(c->tls, &info) == 0)
-			how = info.sendfile_path;
-		printf("client %d: GET %s -> 200, %lld bytes (%s)\n", c->id, c->req_path,
-		       (long long)c->body_size, how);
-	}
-}
-
-static void body_failed(struct conn *c, const char *why)
-{
-	fprintf(stderr, "client %d: %s: body after %lld bytes: %s\n", c->id, c->req_path,
-		(long long)(c->body_size - c->file_left), why);
-	finish(c, END_FAILED, SOTLS_ERR_SYSCALL);
-}
-
-static void splice_in(struct conn *c)
-{
-	size_t n = c->file_left < SPLICE_CHUNK ? (size_t)c->file_left : SPLICE_CHUNK;
-	struct io_uring_sqe *sqe = conn_sqe(c, OP_SPLICE_IN);
-	if (sqe == NULL)
-		return;
-	io_uring_prep_splice(sqe, c->file_fd, (int64_t)c->file_off, c->pipe[1], -1, (unsigned)n, 0);
-	c->file_busy = true;
-}
-
-static void splice_out(struct conn *c)
-{
-	struct io_uring_sqe *sqe = conn_sqe(c, OP_SPLICE_OUT);
-	if (sqe == NULL)
-		return;
-	io_uring_prep_splice(sqe, c->pipe[0], -1, c->fd, -1, (unsigned)c->pipe_len, 0);
-	c->file_busy = true;
-}
-
-/* The next piece of a body. */
-static int body_step(struct conn *c)
-{
-	if (c->file_left == 0) {
-		body_done(c);
-		return STEP_AGAIN;
-	}
-	if (c->file_busy)
-		return STEP_WAIT;
-	if (c->turn >= g_opt.limits.budget) {
-		ready_append(c, true);
-		return STEP_WAIT;
-	}
-	if (c->attached && !c->ktls_tx) {
-		ssize_t k = sotls_sendfile(c->tls, c->file_fd, &c->file_off, (size_t)c->file_left);
-		if (k == 0) {
-			body_failed(c, "file shrank");
-			return STEP_WAIT;
-		}
-		if (k < 0)
-			return (int)k;
-		c->file_left -= k;
-		c->turn += (size_t)k;
-		c->w->st.bytes += (unsigned long long)k;
-		touch(c);
-		return STEP_AGAIN;
-	}
-	if (c->attached) {
-		if (c->pipe[0] < 0 && pipe2(c->pipe, O_CLOEXEC) != 0) {
-			c->pipe[0] = c->pipe[1] = -1;
-			body_failed(c, strerror(errno));
-			return STEP_WAIT;
-		}
-		if (c->pipe_len > 0)
-			splice_out(c); /* the socket was full (EAGAIN): the rest */
-		else
-			splice_in(c);
-		return STEP_WAIT;
-	}
-	if (c->waiting_buf) /* queued for a file buffer: give_file_buf wakes it */
-		return STEP_WAIT;
-	if (c->fbuf < 0 && (c->fbuf = uring_file_buf_take(&c->w->loop)) < 0) {
-		waiter_append(c);
-		return STEP_WAIT;
-	}
-	struct uring_loop *l = &c->w->loop;
-	size_t n = c->file_left < (off_t)l->file_size ? (size_t)c->file_left : l->file_size;
-	struct io_uring_sqe *sqe = conn_sqe(c, OP_FILE_READ);
-	if (sqe == NULL)
-		return STEP_WAIT;
-	uring_prep_file_read(l, sqe, c->file_fd, c->fbuf, n, (uint64_t)c->file_off);
-	c->file_busy = true;
-	return STEP_WAIT;
-}
-
-static int http_step(struct conn *c)
-{
-	if (c->file_fd >= 0)
-		return body_step(c);
-	if (c->flush_after) {
-		ssize_t k = sotls_send(c->tls, NULL, 0);
-		if (k < 0)
-			return (int)k;
-		c->flush_after = false;
-	}
-	if (c->close_after || (c->w->draining && c->have == 0)) {
-		c->st = CS_CLOSING;
-		return STEP_AGAIN;
-	}
-	if (!buf_get(c))
-		return SOTLS_ERR_OUT_OF_MEMORY;
-	struct http_request req;
-	enum http_parse_result pr = http_parse_request((const char *)c->buf, c->have, &req);
-	if (pr == HTTP_PARSE_INCOMPLETE) {
-		ssize_t n = sotls_recv(c->tls, c->buf + c->have, HTTP_MAX_HEAD - c->have);
-		if (n == 0)
-			c->st = CS_CLOSING;
-		if (n <= 0)
-			return n == 0 ? STEP_AGAIN : (int)n;
-		/* The head's deadline runs from its first byte, however slowly
-		 * the rest trickles in. */
-		if (c->have == 0)
-			c->head_deadline = limits_now_ms() + g_opt.limits.header_ms;
-		c->have += (size_t)n;
-		touch(c);
-		return STEP_AGAIN;
-	}
-	if (pr != HTTP_PARSE_OK) {
-		if (!g_opt.quiet)
-			printf("client %d: malformed request -> 400\n", c->id);
-		http_status(c, 400, "Bad Request", false, false);
-		c->have = 0;
-		return STEP_AGAIN;
-	}
-	respond(c, &req);
-	/* Pipelined bytes of the next request move to the front. */
-	memmove(c->buf, c->buf + req.head_len, c->have - req.head_len);
-	c->have -= req.head_len;
-	c->head_deadline = limits_now_ms() + g_opt.limits.header_ms;
-	return STEP_AGAIN;
 }
 
 /* ---- echo ------------------------------------------------------------------ */
@@ -828,7 +530,7 @@ static int step(struct conn *c)
 
 /* Runs the connection until it waits for a completion, ends, or has used
  * its budget for this turn. */
-static void drive(struct conn *c)
+void drive(struct conn *c)
 {
 	if (c->released)
 		return;
@@ -877,12 +579,15 @@ void conn_start(struct worker *w, int fd)
 {
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	/* Zero-copy pages, ours or sotls_sendfile's, wait for the peer's ACK:
-	 * the kernel gives up on a peer that takes nothing for --send-timeout. */
 	struct conn *c = calloc(1, sizeof(*c));
-	int rc = c == NULL ? SOTLS_ERR_OUT_OF_MEMORY
-	       : limits_prepare_socket(fd, g_opt.limits.send_ms) != 0 ? SOTLS_ERR_SYSCALL
-								     : uring_new_engine(&c->tls);
+	int rc = c == NULL ? SOTLS_ERR_OUT_OF_MEMORY : uring_new_engine(&c->tls);
+	/* Zero-copy pages, ours or sotls_sendfile's, wait for the peer's ACK:
+	 * TCP_USER_TIMEOUT has the kernel give up on a peer that takes nothing
+	 * for --send-timeout, as the threaded servers do. */
+	if (rc == 0 && limits_prepare_socket(fd, g_opt.limits.send_ms) != 0) {
+		sotls_conn_free(c->tls);
+		rc = SOTLS_ERR_SYSCALL;
+	}
 	if (rc != 0) {
 		free(c);
 		close(fd);
@@ -920,7 +625,11 @@ static void recv_complete(struct conn *c, const struct io_uring_cqe *cqe)
 			return;
 		}
 	} else if (cqe->res > 0 && !c->released) { /* the handshake's recv */
-		sotls_engine_recv_done(c->tls, (size_t)cqe->res);
+		int rc = sotls_engine_recv_done(c->tls, (size_t)cqe->res);
+		if (rc != 0) {
+			finish(c, END_FAILED, rc);
+			return;
+		}
 	}
 	if (c->released)
 		return;
@@ -932,10 +641,7 @@ static void recv_complete(struct conn *c, const struct io_uring_cqe *cqe)
 	}
 	if (cqe->res > 0)
 		touch(c);
-	/* A multishot recv that goes on already woke the connection for the
-	 * bytes before; run it once per batch of completions is enough, but
-	 * the engine may be waiting for exactly these. */
-	drive(c);
+	drive(c); /* the engine may have waited for exactly these bytes */
 }
 
 static void send_complete(struct conn *c, const struct io_uring_cqe *cqe)
@@ -954,56 +660,12 @@ static void send_complete(struct conn *c, const struct io_uring_cqe *cqe)
 		socket_failed(c, res);
 		return;
 	}
-	sotls_engine_send_done(c->tls, (size_t)res);
+	int rc = sotls_engine_send_done(c->tls, (size_t)res);
+	if (rc != 0) {
+		finish(c, END_FAILED, rc);
+		return;
+	}
 	touch(c);
-	drive(c);
-}
-
-static void file_complete(struct conn *c, unsigned op, int res)
-{
-	c->file_busy = false;
-	if (c->released)
-		return;
-	if (res == -EAGAIN && op == OP_SPLICE_OUT) {
-		/* A splice honours the socket's O_NONBLOCK: wait until it takes
-		 * bytes, then body_step sends the rest of the pipe. */
-		arm_poll(c, POLLOUT);
-		return;
-	}
-	if (res < 0) {
-		body_failed(c, strerror(-res));
-		return;
-	}
-	if (res == 0 && op != OP_SPLICE_OUT) {
-		body_failed(c, "file shrank");
-		return;
-	}
-	switch (op) {
-	case OP_FILE_READ:
-		c->out = uring_file_buf(&c->w->loop, c->fbuf);
-		c->out_len = (size_t)res;
-		c->file_off += res;
-		c->file_left -= res;
-		c->w->st.bytes += (unsigned long long)res;
-		break;
-	case OP_SPLICE_IN:
-		c->pipe_len = (size_t)res;
-		c->file_off += res;
-		splice_out(c);
-		return;
-	default: /* OP_SPLICE_OUT */
-		c->pipe_len -= (size_t)res;
-		c->file_left -= res;
-		c->turn += (size_t)res;
-		c->w->st.bytes += (unsigned long long)res;
-		if (c->pipe_len > 0) {
-			splice_out(c);
-			set_deadline(c);
-			return;
-		}
-		touch(c);
-		break;
-	}
 	drive(c);
 }
 
@@ -1021,7 +683,7 @@ void conn_complete(struct worker *w, const struct io_uring_cqe *cqe)
 		c->poll_armed = false;
 		drive(c);
 		break;
-	default: file_complete(c, op, cqe->res); break;
+	default: http_file_complete(c, op, cqe->res); break;
 	}
 	if (last && --c->inflight == 0 && c->released) {
 		w->zombies--;

@@ -1,6 +1,7 @@
 /*
  * sotls-uring-server's parts: the threads and their rings
- * (sotls-uring-server.c) and a connection's life on a ring (uring_conn.c):
+ * (sotls-uring-server.c) and a connection's life on a ring (uring_conn.c,
+ * its HTTP in uring_http.c):
  * the engine fed from multishot recv, its ciphertext sent with SEND or
  * SEND_ZC, or after a kTLS handoff the socket's own sotls calls woken by
  * poll requests; the echo and HTTP protocols on top.

@@ -31,7 +31,8 @@ if meson introspect "$build" --buildoptions | grep -q '"name": "install_examples
   # Each one's --help is a manual page (examples/help_text.h): an operator
   # reads it where the program was installed.
   for tool in sotls-ticket-keys sotls-echo-server sotls-https-server sotls-event-echo-server \
-              sotls-engine-echo-server sotls-keyless-server sotls-key-server sotls-echo-client; do
+              sotls-engine-echo-server sotls-uring-server sotls-keyless-server sotls-key-server \
+              sotls-echo-client; do
     bin=$(find "$work/root" -name "$tool" -type f | head -1)
     [ -x "$bin" ] || { echo "$tool was not installed"; exit 1; }
     help=$(LD_LIBRARY_PATH=$libdir "$bin" --help) || { echo "$tool --help failed"; exit 1; }
