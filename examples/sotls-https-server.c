@@ -48,6 +48,7 @@
 #include "resumed_name.h"
 #include "server_limits.h"
 #include "server_resume.h"
+#include "server_config.h"
 #include "server_setup.h"
 #include "sotls.h"
 
@@ -57,18 +58,9 @@
 static struct sotls_config *g_cfg;
 static pthread_mutex_t g_cfg_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define MAX_CERTS 16
 
 /* What the configuration is built from, at start and on each SIGHUP. */
-static struct {
-	const char *cert[MAX_CERTS], *key[MAX_CERTS];
-	int n_cert, n_key;
-	const char *cipher;
-	enum sotls_ktls_policy ktls;
-	enum sotls_sendfile_mode sendfile;
-	bool require_alpn, sni_strict;
-	struct server_resume resume;
-} g_opt = {.ktls = SOTLS_KTLS_AUTO, .resume = SERVER_RESUME_DEFAULT};
+static struct server_config_opts g_opt = SERVER_CONFIG_OPTS_DEFAULT;
 static struct http_root g_root;
 static int g_verbose = 1;
 static struct server_limits g_limits = SERVER_LIMITS_DEFAULT;
@@ -302,49 +294,6 @@ out:
 	free(cl);
 }
 
-/* A configuration from g_opt: certificates, ALPN, suites, kTLS. NULL (and
- * the reason on stderr) if any part fails. */
-static struct sotls_config *build_config(void)
-{
-	static const char *const alpn[] = {"http/1.1"};
-	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	if (cfg == NULL)
-		return NULL;
-	int rc = server_cert_setup(cfg, g_opt.cert[0], g_opt.key[0], g_verbose, "-k / --insecure");
-	for (int i = 1; rc == 0 && i < g_opt.n_cert; i++) {
-		rc = sotls_config_add_cert_file(cfg, g_opt.cert[i], g_opt.key[i], NULL, 0);
-		if (rc > 0)
-			rc = 0;
-	}
-	if (rc == SERVER_CERT_EPHEMERAL_FAILED) {
-		sotls_config_free(cfg);
-		return NULL;
-	}
-	if (rc == 0)
-		rc = sotls_config_set_alpn(cfg, alpn, 1);
-	if (rc == 0 && g_opt.require_alpn)
-		rc = sotls_config_set_alpn_policy(cfg, SOTLS_ALPN_REQUIRED);
-	if (rc == 0 && g_opt.sni_strict)
-		rc = sotls_config_set_sni_policy(cfg, SOTLS_SNI_REFUSE_UNKNOWN);
-	if (rc == 0 && g_opt.cipher != NULL)
-		rc = sotls_config_set_suites(cfg, g_opt.cipher);
-	if (rc == 0)
-		rc = sotls_config_set_ktls(cfg, g_opt.ktls);
-	if (rc == 0)
-		rc = sotls_config_set_sendfile_mode(cfg, g_opt.sendfile);
-	if (rc != 0)
-		print_config_error("configuration", cfg, rc);
-	if (rc == 0 && (keylog_from_env(cfg) != 0 || server_log_setup(cfg) != 0))
-		rc = -1; /* the message is out */
-	if (rc == 0 && server_resume_apply(cfg, &g_opt.resume) != 0)
-		rc = -1; /* the message is out */
-	if (rc != 0) {
-		sotls_config_free(cfg);
-		return NULL;
-	}
-	return cfg;
-}
-
 /* SIGHUP: a new configuration from the same files. New connections get it;
  * open ones hold a reference to the old one and finish on it, and the old
  * one goes with the last of them. A failed reload keeps the old one. */
@@ -355,18 +304,7 @@ static void *reload_main(void *arg)
 		int sig;
 		if (sigwait(hup, &sig) != 0)
 			continue;
-		struct sotls_config *cfg = build_config();
-		if (cfg == NULL) {
-			fprintf(stderr, "SIGHUP: reload failed (the reason is above), keeping the "
-					"configuration in use\n");
-			continue;
-		}
-		pthread_mutex_lock(&g_cfg_lock);
-		struct sotls_config *old = g_cfg;
-		g_cfg = cfg;
-		pthread_mutex_unlock(&g_cfg_lock);
-		sotls_config_free(old);
-		printf("SIGHUP: reloaded %d certificate(s)\n", g_opt.n_cert);
+		server_config_reload(&g_opt, true, g_verbose, &g_cfg_lock, &g_cfg);
 	}
 	return NULL;
 }
@@ -406,15 +344,15 @@ int main(int argc, char **argv)
 			break;
 		case 'b': bind_addr = optarg; break;
 		case 'c':
-			if (g_opt.n_cert == MAX_CERTS) {
-				fprintf(stderr, "--cert: at most %d\n", MAX_CERTS);
+			if (g_opt.n_cert == SERVER_MAX_CERTS) {
+				fprintf(stderr, "--cert: at most %d\n", SERVER_MAX_CERTS);
 				return 2;
 			}
 			g_opt.cert[g_opt.n_cert++] = optarg;
 			break;
 		case 'k':
-			if (g_opt.n_key == MAX_CERTS) {
-				fprintf(stderr, "--key: at most %d\n", MAX_CERTS);
+			if (g_opt.n_key == SERVER_MAX_CERTS) {
+				fprintf(stderr, "--key: at most %d\n", SERVER_MAX_CERTS);
 				return 2;
 			}
 			g_opt.key[g_opt.n_key++] = optarg;
@@ -454,7 +392,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	g_cfg = build_config();
+	g_cfg = server_config_build(&g_opt, true, g_verbose);
 	if (g_cfg == NULL)
 		return 1;
 	/* SIGHUP goes to the reload thread alone: blocked here, before any

@@ -39,12 +39,12 @@
 #include "parse_number.h"
 #include "proc_status.h"
 #include "server_resume.h"
+#include "server_config.h"
 #include "server_setup.h"
 #include "uring_server.h"
 
 #define URING_LIMITS                                                                          \
 	(LIMIT_MAX_CONNS | LIMIT_HANDSHAKE | LIMIT_IDLE | LIMIT_HEADER | LIMIT_SEND | LIMIT_BUDGET)
-#define MAX_CERTS 16
 #define MAX_THREADS 256
 /* How often deadlines are checked: their precision. */
 #define SWEEP_MS 100
@@ -81,15 +81,7 @@ atomic_int g_next_id = 1;
 static atomic_int g_stop;
 
 /* What the configuration is built from, at start and on each SIGHUP. */
-static struct {
-	const char *cert[MAX_CERTS], *key[MAX_CERTS];
-	int n_cert, n_key;
-	const char *cipher;
-	enum sotls_ktls_policy ktls;
-	enum sotls_sendfile_mode sendfile;
-	bool require_alpn, sni_strict;
-	struct server_resume resume;
-} g_cfg_opt = {.ktls = SOTLS_KTLS_AUTO, .resume = SERVER_RESUME_DEFAULT};
+static struct server_config_opts g_cfg_opt = SERVER_CONFIG_OPTS_DEFAULT;
 
 static struct sotls_config *g_cfg;
 static pthread_mutex_t g_cfg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -176,50 +168,6 @@ static void usage(FILE *f)
 
 /* ---- configuration ----------------------------------------------------------- */
 
-/* A configuration from the flags. NULL (the reason on stderr) if any part
- * fails. */
-static struct sotls_config *build_config(void)
-{
-	static const char *const alpn[] = {"http/1.1"};
-	struct sotls_config *cfg = sotls_config_new(SOTLS_ROLE_SERVER);
-	if (cfg == NULL)
-		return NULL;
-	int rc = server_cert_setup(cfg, g_cfg_opt.cert[0], g_cfg_opt.key[0],
-				   g_opt.http && !g_opt.quiet, "-k / --insecure");
-	for (int i = 1; rc == 0 && i < g_cfg_opt.n_cert; i++) {
-		rc = sotls_config_add_cert_file(cfg, g_cfg_opt.cert[i], g_cfg_opt.key[i], NULL, 0);
-		if (rc > 0)
-			rc = 0;
-	}
-	if (rc == SERVER_CERT_EPHEMERAL_FAILED) {
-		sotls_config_free(cfg);
-		return NULL;
-	}
-	if (rc == 0 && g_opt.http)
-		rc = sotls_config_set_alpn(cfg, alpn, 1);
-	if (rc == 0 && g_cfg_opt.require_alpn)
-		rc = sotls_config_set_alpn_policy(cfg, SOTLS_ALPN_REQUIRED);
-	if (rc == 0 && g_cfg_opt.sni_strict)
-		rc = sotls_config_set_sni_policy(cfg, SOTLS_SNI_REFUSE_UNKNOWN);
-	if (rc == 0 && g_cfg_opt.cipher != NULL)
-		rc = sotls_config_set_suites(cfg, g_cfg_opt.cipher);
-	if (rc == 0)
-		rc = sotls_config_set_ktls(cfg, g_cfg_opt.ktls);
-	if (rc == 0)
-		rc = sotls_config_set_sendfile_mode(cfg, g_cfg_opt.sendfile);
-	if (rc != 0)
-		print_config_error("configuration", cfg, rc);
-	if (rc == 0 && (keylog_from_env(cfg) != 0 || server_log_setup(cfg) != 0))
-		rc = -1; /* the message is out */
-	if (rc == 0 && server_resume_apply(cfg, &g_cfg_opt.resume) != 0)
-		rc = -1; /* the message is out */
-	if (rc != 0) {
-		sotls_config_free(cfg);
-		return NULL;
-	}
-	return cfg;
-}
-
 int uring_new_engine(struct sotls_conn **out)
 {
 	pthread_mutex_lock(&g_cfg_lock);
@@ -232,19 +180,8 @@ int uring_new_engine(struct sotls_conn **out)
  * configuration and finish on it; a failed reload keeps it. */
 static void reload(void)
 {
-	struct sotls_config *cfg = build_config();
-	if (cfg == NULL) {
-		fprintf(stderr, "SIGHUP: reload failed (the reason is above), keeping the "
-				"configuration in use\n");
-		return;
-	}
-	pthread_mutex_lock(&g_cfg_lock);
-	struct sotls_config *old = g_cfg;
-	g_cfg = cfg;
-	pthread_mutex_unlock(&g_cfg_lock);
-	sotls_config_free(old);
-	printf("SIGHUP: reloaded %d certificate(s)\n", g_cfg_opt.n_cert);
-	fflush(stdout);
+	server_config_reload(&g_cfg_opt, g_opt.http, g_opt.http && !g_opt.quiet, &g_cfg_lock,
+			     &g_cfg);
 }
 
 /* ---- accepting --------------------------------------------------------------- */
@@ -519,9 +456,9 @@ static int parse_flags(int argc, char **argv, long long *port, const char **bind
 		case 'c':
 		case 'k': {
 			int *n = opt == 'c' ? &g_cfg_opt.n_cert : &g_cfg_opt.n_key;
-			if (*n == MAX_CERTS) {
+			if (*n == SERVER_MAX_CERTS) {
 				fprintf(stderr, "--%s: at most %d\n", opt == 'c' ? "cert" : "key",
-					MAX_CERTS);
+					SERVER_MAX_CERTS);
 				return 2;
 			}
 			(opt == 'c' ? g_cfg_opt.cert : g_cfg_opt.key)[(*n)++] = optarg;
@@ -631,7 +568,7 @@ int main(int argc, char **argv)
 		perror("signalfd");
 		return 1;
 	}
-	g_cfg = build_config();
+	g_cfg = server_config_build(&g_cfg_opt, g_opt.http, g_opt.http && !g_opt.quiet);
 	if (g_cfg == NULL)
 		return 1;
 
