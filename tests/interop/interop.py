@@ -134,6 +134,31 @@ class Env:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def s_client_converse(env, argv, token):
+    """openssl s_client (argv, without -quiet, which would wait for the
+    server to close): sends token, waits until it comes back, then ends its
+    input, which makes s_client close (close_notify). Returns its whole
+    output and whether the token came back."""
+    p = env.spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = bytearray()
+
+    def reader():
+        for chunk in iter(lambda: p.stdout.read1(65536), b''):
+            out.extend(chunk)
+    t = threading.Thread(target=reader)
+    t.start()
+    p.stdin.write(token)
+    p.stdin.flush()
+    deadline = time.time() + TIMEOUT
+    while token not in out and p.poll() is None and time.time() < deadline:
+        time.sleep(0.02)
+    p.stdin.close()
+    p.wait(timeout=TIMEOUT)
+    t.join()
+    text = out.decode(errors='replace')
+    return text, token.decode() in text
+
+
 def run_one(tests, a, make_env):
     """Runs the test a.name of tests in an environment make_env(a) makes,
     prints the plain summary line, and returns the exit status."""

@@ -31,7 +31,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interop import Fail, check, free_port, run_one, wait_listening  # noqa: E402
+from interop import Fail, check, free_port, run_one, s_client_converse, wait_listening  # noqa: E402
 from server_features import Features  # noqa: E402
 
 TIMEOUT = 30
@@ -292,27 +292,11 @@ class Resume(Features):
         """openssl s_client, TLS 1.2: sends a line, waits for its echo, closes.
         Returns (output, whether the line came back)."""
         token = ('resumption %s\n' % os.urandom(8).hex()).encode()
-        p = self.spawn([self.a.openssl, 's_client', '-connect', '127.0.0.1:%d' % port,
-                        '-tls1_2', '-CAfile', self.path('ca.crt'), *opts],
-                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        out = bytearray()
-
-        def reader():
-            for chunk in iter(lambda: p.stdout.read1(65536), b''):
-                out.extend(chunk)
-        t = threading.Thread(target=reader)
-        t.start()
-        p.stdin.write(token)
-        p.stdin.flush()
-        deadline = time.time() + TIMEOUT
-        while token not in out and p.poll() is None and time.time() < deadline:
-            time.sleep(0.02)
-        p.stdin.close()
-        p.wait(timeout=TIMEOUT)
-        t.join()
-        text = out.decode(errors='replace')
+        text, echoed = s_client_converse(
+            self, [self.a.openssl, 's_client', '-connect', '127.0.0.1:%d' % port, '-tls1_2',
+                   '-CAfile', self.path('ca.crt'), *opts], token)
         print('$ s_client', ' '.join(opts), '\n', text)
-        return text, token.decode() in text
+        return text, echoed
 
     def sotls_client(self, port, name, *extra, data=b'hello resumption\n'):
         """sotls-echo-client in stdin mode: (exit status, stdout, stderr)."""

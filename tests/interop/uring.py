@@ -19,7 +19,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interop import SUITES, Env, check, run_one  # noqa: E402
+from interop import SUITES, Env, check, run_one, s_client_converse  # noqa: E402
 
 TIMEOUT = 60
 MIB = 1 << 20
@@ -65,30 +65,11 @@ def suites_s_client(env):
             if kt != keytype:
                 continue
             token = ('uring %s %s\n' % (name, os.urandom(6).hex())).encode()
-            # Not -quiet: that implies -ign_eof, and s_client would then wait
-            # for the server to close rather than close at the end of stdin.
-            p = subprocess.Popen([env.a.openssl, 's_client', '-connect', '127.0.0.1:%d' % port,
-                                  '-tls1_2', '-cipher', name, '-CAfile', env.certs(kt)[2],
-                                  '-verify_return_error'],
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT)
-            out = bytearray()
-
-            def reader():
-                for chunk in iter(lambda: p.stdout.read1(65536), b''):
-                    out.extend(chunk)
-            t = threading.Thread(target=reader)
-            t.start()
-            p.stdin.write(token)
-            p.stdin.flush()
-            deadline = time.time() + TIMEOUT
-            while token not in out and p.poll() is None and time.time() < deadline:
-                time.sleep(0.02)
-            p.stdin.close()
-            p.wait(TIMEOUT)
-            t.join()
-            text = out.decode(errors='replace')
-            check(token.decode() in text and 'Cipher is ' + name in text,
+            text, echoed = s_client_converse(
+                env, [env.a.openssl, 's_client', '-connect', '127.0.0.1:%d' % port, '-tls1_2',
+                      '-cipher', name, '-CAfile', env.certs(kt)[2], '-verify_return_error'],
+                token)
+            check(echoed and 'Cipher is ' + name in text,
                   '%s: no echo: %s' % (name, text))
             print('ok: %s echoed through s_client' % name)
         rc, text = stop(srv)
