@@ -222,6 +222,24 @@ static void test_chosen_features(void **state)
 /* ARIA's pick without PMULL. */
 #define ARIA_NO_PMULL "sotls-aria-neon+ghash-generic"
 
+/* What the AEAD table picks for a feature set, against what it should. */
+struct aead_pick {
+	enum sotls_aead_alg alg;
+	uint32_t have;
+	const char *want;
+};
+
+static void check_aead_picks(const struct aead_pick *p, size_t n)
+{
+	char name[64];
+	for (size_t i = 0; i < n; i++) {
+		sotls_aead_describe(p[i].alg, p[i].have, name, sizeof(name));
+		if (strcmp(name, p[i].want) != 0)
+			fail_msg("%s with %s: picked %s, expected %s", sotls_aead_alg_name(p[i].alg),
+				 sotls_cpu_describe(p[i].have, (char[256]){0}, 256), name, p[i].want);
+	}
+}
+
 #if defined(__x86_64__)
 /* Feature sets of CPU families, as sets of this CPU-independent test. */
 #define HASWELL                                                                            \
@@ -238,11 +256,7 @@ static void test_chosen_features(void **state)
  */
 static void test_picks_by_features(void **state)
 {
-	static const struct {
-		enum sotls_aead_alg alg;
-		uint32_t have;
-		const char *want;
-	} AEAD[] = {
+	static const struct aead_pick AEAD[] = {
 		{SOTLS_AEAD_ARIA_128_GCM, HASWELL, "sotls-aria-aesni-avx2+ghash-pclmul"},
 		/* VPCLMULQDQ without AVX-512: GHASH on ymm. */
 		{SOTLS_AEAD_ARIA_128_GCM, ZEN3, "sotls-aria-vaes-avx2+ghash-vpclmul-avx2"},
@@ -278,17 +292,9 @@ static void test_picks_by_features(void **state)
 		{SOTLS_AEAD_AES_256_GCM, SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE,
 		 "sotls-aes-ct64+ghash-pclmul"},
 	};
-	char name[64];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(AEAD) / sizeof(AEAD[0]); i++) {
-		sotls_aead_describe(AEAD[i].alg, AEAD[i].have, name, sizeof(name));
-		if (strcmp(name, AEAD[i].want) != 0)
-			fail_msg("%s with %s: picked %s, expected %s",
-				 sotls_aead_alg_name(AEAD[i].alg),
-				 sotls_cpu_describe(AEAD[i].have, (char[256]){0}, 256), name,
-				 AEAD[i].want);
-	}
+	check_aead_picks(AEAD, sizeof(AEAD) / sizeof(AEAD[0]));
 
 	/* SHA-NI needs neither GFNI nor AVX. */
 	const uint32_t sha_only = SOTLS_CPU_SHA | SOTLS_CPU_SSSE3 | SOTLS_CPU_SSE41;
@@ -303,11 +309,7 @@ static void test_picks_by_features(void **state)
 /* Each of aarch64's optional extensions is picked up on its own. */
 static void test_picks_by_features(void **state)
 {
-	static const struct {
-		enum sotls_aead_alg alg;
-		uint32_t have;
-		const char *want;
-	} AEAD[] = {
+	static const struct aead_pick AEAD[] = {
 		{SOTLS_AEAD_AES_128_GCM, ARMV8_CRYPTO, "sotls-aes-armv8ce+ghash-pmull"},
 		{SOTLS_AEAD_AES_256_GCM, ARMV8_CRYPTO & ~SOTLS_CPU_PMULL,
 		 "sotls-aes-armv8ce+ghash-generic"},
@@ -325,17 +327,9 @@ static void test_picks_by_features(void **state)
 		{SOTLS_AEAD_AES_128_GCM, SOTLS_CPU_ALL & ~ARMV8_CRYPTO,
 		 "sotls-aes-ct64+ghash-generic"},
 	};
-	char name[64];
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(AEAD) / sizeof(AEAD[0]); i++) {
-		sotls_aead_describe(AEAD[i].alg, AEAD[i].have, name, sizeof(name));
-		if (strcmp(name, AEAD[i].want) != 0)
-			fail_msg("%s with %s: picked %s, expected %s",
-				 sotls_aead_alg_name(AEAD[i].alg),
-				 sotls_cpu_describe(AEAD[i].have, (char[256]){0}, 256), name,
-				 AEAD[i].want);
-	}
+	check_aead_picks(AEAD, sizeof(AEAD) / sizeof(AEAD[0]));
 	assert_string_equal(SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, ARMV8_CRYPTO)->impl.name,
 			    "armv8");
 	assert_string_equal(
@@ -349,13 +343,13 @@ static void test_picks_by_features(void **state)
 /* Only the portable code is built here. */
 static void test_picks_by_features(void **state)
 {
-	char name[64];
+	static const struct aead_pick AEAD[] = {
+		{SOTLS_AEAD_ARIA_128_GCM, SOTLS_CPU_ALL, "sotls-aria-generic+ghash-generic"},
+		{SOTLS_AEAD_AES_128_GCM, SOTLS_CPU_ALL, "sotls-aes-ct64+ghash-generic"},
+	};
 
 	(void)state;
-	sotls_aead_describe(SOTLS_AEAD_ARIA_128_GCM, SOTLS_CPU_ALL, name, sizeof(name));
-	assert_string_equal(name, "sotls-aria-generic+ghash-generic");
-	sotls_aead_describe(SOTLS_AEAD_AES_128_GCM, SOTLS_CPU_ALL, name, sizeof(name));
-	assert_string_equal(name, "sotls-aes-ct64+ghash-generic");
+	check_aead_picks(AEAD, sizeof(AEAD) / sizeof(AEAD[0]));
 	assert_string_equal(SOTLS_CPU_PICK(SOTLS_SHA256_IMPLS, SOTLS_CPU_ALL)->impl.name,
 			    "generic");
 }
