@@ -22,7 +22,7 @@ nice ninja -C "$B" bench/aarch64/insn_seal >/dev/null
 # The header must be the running qemu's: its plugin API version is checked.
 qver=$(qemu-aarch64 -version | sed -n 's/.*version \([0-9.]*\).*/\1/p' | head -1)
 src=$PWD/.cache/qemu-src
-hdr=$(find "$src" -path "*qemu-${qver%.*}*/include/qemu/qemu-plugin.h" 2>/dev/null | head -1)
+hdr=$(find "$src" -path "*qemu-${qver%.*}*/include/qemu/qemu-plugin.h" 2>/dev/null | head -1 || true)
 if [ -z "$hdr" ]; then
   # shellcheck source=../../scripts/apt-source.sh
   . scripts/apt-source.sh
