@@ -72,6 +72,17 @@ else
   echo "bench: $BUILD/examples/sotls-loadgen not built (-Dexamples=enabled): skipped"
 fi
 
+# --- 3b. aarch64: instructions per byte under qemu against Debian's arm64
+# OpenSSL (time under emulation means nothing; counts are exact). Needs the
+# aarch64 stage's cross build (scripts/setup.sh installs it; ~1 min the
+# first time, plus qemu's plugin header from Debian's source package).
+step "aarch64: AES- and ARIA-128-GCM seal, instructions per byte vs OpenSSL (bench/aarch64/insn-count.sh) -> $OUT/aarch64-insn.txt"
+if command -v aarch64-linux-gnu-gcc > /dev/null && command -v qemu-aarch64 > /dev/null; then
+  "$SRC/bench/aarch64/insn-count.sh" "$BUILD-aarch64" | tee "$OUT/aarch64-insn.txt"
+else
+  echo "bench: no aarch64 cross compiler or qemu-aarch64 (scripts/setup.sh as root): skipped"
+fi
+
 # --- 4. The kernel TX path of sotls_sendfile, in the VM (tests/vm) ----------
 # kTLS with ARIA needs the VM's kernel and aria_generic.ko. Under TCG emulation
 # only the ratios mean anything: io_uring SPLICE against sendfile(2) and
