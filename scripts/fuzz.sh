@@ -6,7 +6,7 @@
 # BUILD/fuzz-artifacts/. Prints executions and coverage per target.
 #
 # usage: scripts/fuzz.sh [--smoke] [BUILD_DIR]
-#   --smoke      30 s per target (make check); otherwise FUZZ_SECONDS (default 300)
+#   --smoke      20 s per target (make check); otherwise FUZZ_SECONDS (default 300)
 #   FUZZ_JOBS    targets run at once (default 2); FUZZ_TARGETS: a subset
 #   FUZZ_COVERAGE=1 (the default without --smoke): then replays each target's
 #                corpus in a source-coverage build (BUILD_DIR-cov, clang
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-300}
 coverage=${FUZZ_COVERAGE:-1}
 if [ "${1:-}" = "--smoke" ]; then
-  seconds=${FUZZ_SMOKE_SECONDS:-30}
+  seconds=${FUZZ_SMOKE_SECONDS:-20}
   coverage=${FUZZ_COVERAGE:-0}
   shift
 fi
