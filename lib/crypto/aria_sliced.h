@@ -84,6 +84,16 @@ struct aria_sl_ctx {
 	const uint8_t (*sk)[16];
 };
 
+/*
+ * Stitching. A GCM loop that hashes while it encrypts (gcm_aria_avx2.c)
+ * defines struct aria_sl_hash and, before one inclusion of the template
+ * part, SL_HASH_STEP(hs, slot): SL_FN(blocks) then runs it after each
+ * diffusion layer of its round loop, slot counting them from 0 (at least 10
+ * for every key size), so that the GHASH work of a batch goes between the
+ * rounds of another. Every other caller passes hs NULL and gets no hook.
+ */
+struct aria_sl_hash;
+
 /* A zero round key: A alone is diffuse_key with it (the XORs fold), and
  * the substitution layers without keys take it. */
 static const uint8_t ARIA_SL_NO_KEY[16];
@@ -114,6 +124,9 @@ static const uint8_t ARIA_SL_NO_KEY[16];
  */
 #ifndef SL_SBOX
 #define SL_SBOX ARIA_SL_GFNI
+#endif
+#ifndef SL_HASH_STEP
+#define SL_HASH_STEP(hs, slot) ((void)(hs), (void)(slot))
 #endif
 
 #if SL_WIDTH == 512
@@ -578,11 +591,14 @@ static ARIA_SL_INLINE void SL_FN(transpose)(SL_VEC x[16])
 	}
 }
 
-/* CTR over nb blocks, 0 < nb <= 16 * SL_LANES, the first with counter c. */
+/* CTR over nb blocks, 0 < nb <= 16 * SL_LANES, the first with counter c;
+ * hs is for SL_HASH_STEP (stitching, above). */
 static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t c,
-					  const uint8_t *in, uint8_t *out, size_t nb)
+					  const uint8_t *in, uint8_t *out, size_t nb,
+					  struct aria_sl_hash *hs)
 {
 	const size_t vbytes = 16 * SL_LANES;
+	unsigned slot = 0;
 	SL_VEC x[16];
 
 	SL_FN(round1)(x, cx, c);
@@ -590,8 +606,10 @@ static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t 
 	for (unsigned r = 2; r < cx->rounds; r += 2) {
 		SL_FN(sl2)(x);
 		SL_FN(diffuse_key)(x, cx->rk[r]);
+		SL_HASH_STEP(hs, slot++);
 		SL_FN(sl1)(x);
 		SL_FN(diffuse_key)(x, cx->rk[r + 1]);
+		SL_HASH_STEP(hs, slot++);
 	}
 	SL_FN(sl2)(x);
 	SL_FN(transpose)(x);
@@ -604,8 +622,10 @@ static ARIA_SL_INLINE void SL_FN(blocks)(const struct aria_sl_ctx *cx, uint32_t 
 	for (unsigned r = 2; r < cx->rounds; r += 2) {
 		SL_FN(subst)(x, cx->sk[r - 2], 2);
 		SL_FN(diffuse_key)(x, ARIA_SL_NO_KEY);
+		SL_HASH_STEP(hs, slot++);
 		SL_FN(subst)(x, cx->sk[r - 1], 0);
 		SL_FN(diffuse_key)(x, ARIA_SL_NO_KEY);
+		SL_HASH_STEP(hs, slot++);
 	}
 	SL_FN(subst)(x, cx->sk[cx->rounds - 2], 2);
 	SL_FN(transpose)(x);
@@ -646,7 +666,7 @@ static ARIA_SL_INLINE size_t SL_FN(batches)(const struct aria_sl_ctx *cx, uint32
 	while (nblocks > keep) {
 		const size_t nb = nblocks < 16 * SL_LANES ? nblocks : 16 * SL_LANES;
 
-		SL_FN(blocks)(cx, *c, *in, *out, nb);
+		SL_FN(blocks)(cx, *c, *in, *out, nb, NULL);
 		*c += (uint32_t)nb;
 		*in += 16 * nb;
 		*out += 16 * nb;
@@ -658,6 +678,7 @@ static ARIA_SL_INLINE size_t SL_FN(batches)(const struct aria_sl_ctx *cx, uint32
 #undef SL_WIDTH
 #undef SL_TERNLOG
 #undef SL_SBOX
+#undef SL_HASH_STEP
 #undef SL_LANE_FIX
 #undef SL_SB1
 #undef SL_SB2

@@ -1,7 +1,7 @@
 /*
  * GCM (NIST SP 800-38D) over ARIA or AES, for 12-byte nonces and 16-byte
- * tags: one engine, with the cipher, GHASH and (for AES) stitched bulk
- * code each picked from its table by the CPU's features (cpu.h).
+ * tags: one engine, with the cipher, GHASH and stitched bulk code each
+ * picked from its table by the CPU's features (cpu.h).
  *
  * CTR and GHASH run alternately over chunks of CHUNK_BLOCKS blocks, so each
  * chunk is hashed while it is still in L1, unless the implementation has a
@@ -119,6 +119,21 @@ static const struct sotls_gcm_bulk BULKS_AES[] = {
 	{{NULL, 0}, NULL, NULL},
 };
 
+/* ARIA-GCM's stitched loops, for AVX2 without GFNI: with GFNI the sliced
+ * CTR and GHASH take turns (the entry without a routine). */
+static const struct sotls_gcm_bulk BULKS_ARIA[] = {
+#if defined(__x86_64__)
+	{{"no-stitch-gfni", SOTLS_CPU_GFNI | SOTLS_CPU_AVX2 | SOTLS_CPU_AVX | SOTLS_CPU_SSSE3},
+	 NULL, NULL},
+	{{"gcm-aria-vaes-avx2", NEEDS_AVX2_VPCLMUL | SOTLS_CPU_VAES | SOTLS_CPU_AES},
+	 sotls_gcm_aria_vaes_avx2, &GHASHES[1]},
+	{{"gcm-aria-aesni-avx2", SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX2 |
+					 SOTLS_CPU_AVX_BASE},
+	 sotls_gcm_aria_aesni_avx2, &GHASHES[2]},
+#endif
+	{{NULL, 0}, NULL, NULL},
+};
+
 #define N(t) (sizeof(t) / sizeof((t)[0]))
 
 struct choice {
@@ -132,7 +147,8 @@ static struct choice choose(enum family fam, uint32_t have)
 	struct choice c = {
 		.ctr = fam == FAMILY_AES ? SOTLS_CPU_PICK(CTRS_AES, have)
 					 : SOTLS_CPU_PICK(CTRS_ARIA, have),
-		.bulk = fam == FAMILY_AES ? SOTLS_CPU_PICK(BULKS_AES, have) : NULL,
+		.bulk = fam == FAMILY_AES ? SOTLS_CPU_PICK(BULKS_AES, have)
+					  : SOTLS_CPU_PICK(BULKS_ARIA, have),
 	};
 
 	if (c.bulk != NULL && c.bulk->bulk == NULL)
@@ -232,7 +248,9 @@ void sotls_aead_describe(enum sotls_aead_alg alg, uint32_t features, char *buf, 
 size_t sotls_aead_variants(enum sotls_aead_alg alg, uint32_t have, uint32_t *sets, size_t max)
 {
 	const enum family fam = family(alg);
-	const struct sotls_impl *heads[N(CTRS_ARIA) + N(GHASHES) + N(BULKS_AES)];
+	_Static_assert(N(CTRS_AES) <= N(CTRS_ARIA) && N(BULKS_AES) <= N(BULKS_ARIA),
+		       "heads has room for either family");
+	const struct sotls_impl *heads[N(CTRS_ARIA) + N(GHASHES) + N(BULKS_ARIA)];
 	struct choice seen[1 + N(heads)];
 	uint32_t cand[1 + N(heads)];
 	size_t nh = 0, nc = 0, n = 0;
@@ -241,8 +259,8 @@ size_t sotls_aead_variants(enum sotls_aead_alg alg, uint32_t have, uint32_t *set
 		heads[nh++] = fam == FAMILY_AES ? &CTRS_AES[i].impl : &CTRS_ARIA[i].impl;
 	for (size_t i = 0; i < N(GHASHES); i++)
 		heads[nh++] = &GHASHES[i].impl;
-	for (size_t i = 0; fam == FAMILY_AES && i < N(BULKS_AES); i++)
-		heads[nh++] = &BULKS_AES[i].impl;
+	for (size_t i = 0; i < (fam == FAMILY_AES ? N(BULKS_AES) : N(BULKS_ARIA)); i++)
+		heads[nh++] = fam == FAMILY_AES ? &BULKS_AES[i].impl : &BULKS_ARIA[i].impl;
 	/* have first, so that the best comes first; the portable code (0) last. */
 	cand[nc++] = have;
 	for (size_t i = 0; i < nh; i++)

@@ -72,4 +72,16 @@ void sotls_gcm_aes_aesni_pclmul(const union sotls_aead_cipher_key *k,
 				uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
 				uint8_t mask[16]);
 
+/* ARIA-GCM's bulk: byte-sliced ARIA through AES-NI with PCLMULQDQ GHASH
+ * between its rounds (gcm_aria_aesni_avx2.c), and through VAES with
+ * VPCLMULQDQ (gcm_aria_vaes_avx2.c). */
+void sotls_gcm_aria_aesni_avx2(const union sotls_aead_cipher_key *k,
+			       const struct sotls_ghash_key *gk, bool open, const uint8_t j0[16],
+			       uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
+			       uint8_t mask[16]);
+void sotls_gcm_aria_vaes_avx2(const union sotls_aead_cipher_key *k,
+			      const struct sotls_ghash_key *gk, bool open, const uint8_t j0[16],
+			      uint8_t y[16], const uint8_t *in, uint8_t *out, size_t len,
+			      uint8_t mask[16]);
+
 #endif
