@@ -6,8 +6,8 @@
  *
  * Each batch is hashed with one reduction: its blocks are multiplied by
  * H^8 .. H^1 (Karatsuba, three carry-less products a block) and summed, the
- * running Y added into the first block, with ghash_pclmul.c's table of
- * powers (ghash_pclmul.h). The AES rounds and the products are independent,
+ * running Y added into the first block, with the last eight of
+ * ghash_pclmul.c's table of powers (ghash_pclmul.h). The AES rounds and the products are independent,
  * so the products go between rounds of the eight blocks and the AES and
  * CLMUL instructions issue side by side; the reduction, which the next
  * batch's block 0 product waits for, overlaps with the next batch's rounds.
@@ -29,7 +29,10 @@
 
 #define BATCH 8 /* blocks */
 
-_Static_assert(BATCH == PCLMUL_POWERS, "a batch is hashed with all the powers of H");
+_Static_assert(BATCH <= PCLMUL_POWERS, "a batch is hashed with the last powers of H");
+
+/* The batch's block i is multiplied by H^(BATCH - i), at this index of the table. */
+#define POW(i) (PCLMUL_POWERS - BATCH + (i))
 
 /*
  * One batch: encrypts the eight counter blocks from c into out (XOR in), and
@@ -68,9 +71,10 @@ static AESNI_INLINE __m128i batch(const struct sotls_aes_key *k, const struct pc
 			const unsigned i = per * (r - 1) + q + 1;
 
 			if (i < BATCH)
-				ghash_acc_mul(&a, ghash_load(h + 16 * i), t->key[i], t->mid[i]);
+				ghash_acc_mul(&a, ghash_load(h + 16 * i), t->key[POW(i)],
+					      t->mid[POW(i)]);
 			else if (i == BATCH)
-				ghash_acc_mul(&a, ghash_load(h) ^ y, t->key[0], t->mid[0]);
+				ghash_acc_mul(&a, ghash_load(h) ^ y, t->key[POW(0)], t->mid[POW(0)]);
 		}
 	}
 	const __m128i kl = aesni_rkey(k, rounds);

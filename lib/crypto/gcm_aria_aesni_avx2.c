@@ -1,7 +1,7 @@
 /*
  * ARIA-GCM's bulk, stitched, for AVX2 CPUs without GFNI: the byte-sliced
  * ARIA of aria_aesni_avx2.c (32 blocks a batch in ymm registers, S-boxes
- * through AES-NI) with GHASH through PCLMULQDQ, eight blocks a reduction
+ * through AES-NI) with GHASH through PCLMULQDQ, 32 blocks a reduction
  * (ghash_pclmul.h's table). gcm_aria_vaes_avx2.c compiles this file again
  * for CPUs with VAES and VPCLMULQDQ (Zen 3): VAES S-boxes, and GHASH two
  * blocks a ymm register, 32 a reduction (ghash_vpclmul_avx2.h's table).

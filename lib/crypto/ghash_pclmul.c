@@ -1,7 +1,7 @@
 /*
- * GHASH with PCLMULQDQ: eight blocks are multiplied by H^8..H^1 and summed
+ * GHASH with PCLMULQDQ: 32 blocks are multiplied by H^32..H^1 and summed
  * unreduced (Karatsuba, three products a block), so one reduction serves
- * eight blocks and of their products only the first block's waits for the
+ * 32 blocks and of their products only the first block's waits for the
  * previous Y. Shorter runs use the matching tail of the same powers
  * (ghash_pclmul.h).
  */

@@ -1,6 +1,7 @@
 /*
  * GHASH with PCLMULQDQ (internal to lib/crypto): the table of powers of H
- * that sotls_ghash_init_pclmul fills, and the eight-block fold, shared by
+ * that sotls_ghash_init_pclmul fills, and the fold of up to 32 blocks with
+ * one reduction, shared by
  * the GHASH routine (ghash_pclmul.c) and the stitched AES-NI AES-GCM loop
  * (gcm_aes_aesni_pclmul.c). The including file is compiled with what
  * ghash_clmul.h needs (PCLMUL, SSSE3, AVX).
@@ -13,7 +14,12 @@
 #include "ghash.h"
 #include "ghash_clmul.h"
 
-#define PCLMUL_POWERS 8
+/*
+ * 32 powers: one reduction for a whole batch of the stitched ARIA loop
+ * (gcm_aria_aesni_avx2.c), and for every 32 blocks of GHASH alone; the
+ * stitched AES-NI AES loop hashes its batches of 8 with the last 8.
+ */
+#define PCLMUL_POWERS 32
 
 /* Highest power first, so that the n blocks of a short run use the last n. */
 /* Overlays the opaque byte table, hence may_alias. */
