@@ -85,7 +85,7 @@ struct aria_sl_ctx {
 };
 
 /*
- * Stitching. A GCM loop that hashes while it encrypts (gcm_aria_avx2.c)
+ * Stitching. A GCM loop that hashes while it encrypts (gcm_aria_aesni_avx2.c)
  * defines struct aria_sl_hash and, before one inclusion of the template
  * part, SL_HASH_STEP(hs, slot): SL_FN(blocks) then runs it after each
  * diffusion layer of its round loop, slot counting them from 0 (at least 10

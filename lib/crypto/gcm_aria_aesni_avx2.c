@@ -205,11 +205,10 @@ void GCM_ARIA_FN(const union sotls_aead_cipher_key *k, const struct sotls_ghash_
 		return;
 	}
 	if (len % (16 * BATCH) == 0) {
-		static const uint8_t ZERO[16];
-
-		part(&rec, c++, (uint8_t *)memcpy(mask, ZERO, 16), 1);
+		memset(mask, 0, 16);
+		part(&rec, c++, mask, 1);
 	} else {
-		done = len < 16 * (BATCH - 1) ? len : 16 * (BATCH - 1);
+		done = 16 * (BATCH - 1);
 		c += (uint32_t)buffered(&rec, gk, open, c, y, in, out, done, mask);
 	}
 
