@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "aes_internal.h"
 #include "aria.h"
 #include "aria_internal.h"
 #include "util.h"
@@ -93,14 +94,110 @@ static ARIA_INLINE void round_fn(uint32_t s[4], const uint32_t rk[4], round_tab 
 	diffuse(s);
 }
 
+/*
+ * FO and FE for the key schedule, where the input is the key itself: the
+ * S-boxes through AES's bitsliced circuit (aes_internal.h), so that no key
+ * byte indexes a table, as in AES's key expansion. The 16 state bytes are
+ * bits 0..15 of eight bit planes, byte k = 4 * word + lane at bit k, and
+ * the four S-boxes are affine maps around the one inversion
+ * (aria_internal.h): S^-1 boxes map their input first, then every byte is
+ * inverted (the circuit gives L * x^-1, L AES's linear part), then S1 adds
+ * AES's constant, S2 maps by (BF) * L^-1 and adds its own, and the S^-1
+ * boxes undo L. Masks and matrices are constants: nothing branches on data.
+ */
+
+/* The bytes of lane l of every word, as bits of a plane. */
+#define LANE_MASK(l) ((uint64_t)0x1111 << (l))
+
+/* y = M * x for the bytes selected by mask, M in aria_internal.h's layout. */
+static void planes_affine(uint64_t p[8], uint64_t m, uint8_t c, uint64_t mask)
+{
+	uint64_t o[8];
+
+	for (int i = 0; i < 8; i++) {
+		const unsigned row = (unsigned)(m >> (8 * (7 - i))) & 0xff;
+
+		o[i] = 0;
+		for (int j = 0; j < 8; j++)
+			o[i] ^= p[j] & (0 - (uint64_t)((row >> j) & 1));
+		o[i] ^= mask & (0 - (uint64_t)((c >> i) & 1));
+	}
+	for (int i = 0; i < 8; i++)
+		p[i] = (p[i] & ~mask) | (o[i] & mask);
+}
+
+/* The matrix of x -> a * (b * x). */
+static uint64_t matrix_product(uint64_t a, uint64_t b)
+{
+	uint64_t r = 0;
+
+	for (int i = 0; i < 8; i++) {
+		const unsigned arow = (unsigned)(a >> (8 * (7 - i))) & 0xff;
+		unsigned row = 0;
+
+		for (int j = 0; j < 8; j++)
+			if ((arow >> j) & 1)
+				row ^= (unsigned)(b >> (8 * (7 - j))) & 0xff;
+		r |= (uint64_t)row << (8 * (7 - i));
+	}
+	return r;
+}
+
+/* Substitution layer type 1 (odd = 1: S1, S2, S1^-1, S2^-1 on lanes 0..3)
+ * or 2 (odd = 0: S1^-1, S2^-1, S1, S2), in place on the state words. */
+static void subst_ct(uint32_t x[4], int odd)
+{
+	const uint64_t s1 = LANE_MASK(odd ? 0 : 2), s2 = LANE_MASK(odd ? 1 : 3);
+	const uint64_t s1inv = LANE_MASK(odd ? 2 : 0), s2inv = LANE_MASK(odd ? 3 : 1);
+	uint64_t p[8] = {0};
+
+	for (int k = 0; k < 16; k++) {
+		const uint32_t byte = (x[k / 4] >> (24 - 8 * (k % 4))) & 0xff;
+
+		for (int b = 0; b < 8; b++)
+			p[b] |= (uint64_t)((byte >> b) & 1) << k;
+	}
+	planes_affine(p, ARIA_GF_S1INV, ARIA_GF_S1INV_C, s1inv);
+	planes_affine(p, ARIA_GF_S2INV, ARIA_GF_S2INV_C, s2inv);
+	aes_bs_sbox_no63(p);
+	planes_affine(p, ARIA_GF_ID, ARIA_GF_S1_C, s1);
+	planes_affine(p, matrix_product(ARIA_GF_S2, ARIA_GF_S1INV), ARIA_GF_S2_C, s2);
+	planes_affine(p, ARIA_GF_S1INV, 0, s1inv | s2inv);
+	for (int w = 0; w < 4; w++) {
+		uint32_t v = 0;
+
+		for (int l = 0; l < 4; l++)
+			for (int b = 0; b < 8; b++)
+				v |= (uint32_t)((p[b] >> (4 * w + l)) & 1) << (24 - 8 * l + b);
+		x[w] = v;
+	}
+	sotls_wipe(p, sizeof(p));
+}
+
+/* A after the substitution: SPREAD (each byte into the other three lanes of
+ * its word, which the round tables fold in) then the rest of diffuse(). */
+static void round_ct(uint32_t x[4], const uint32_t rk[4], int odd)
+{
+	for (int w = 0; w < 4; w++)
+		x[w] ^= rk[w];
+	subst_ct(x, odd);
+	for (int w = 0; w < 4; w++) {
+		uint32_t t = x[w] ^ (x[w] >> 16);
+
+		t ^= t >> 8;
+		x[w] ^= (t & 0xff) * 0x01010101u;
+	}
+	diffuse(x);
+}
+
 void sotls_aria_fo(uint32_t x[4], const uint32_t rk[4])
 {
-	round_fn(x, rk, FO_TAB);
+	round_ct(x, rk, 1);
 }
 
 void sotls_aria_fe(uint32_t x[4], const uint32_t rk[4])
 {
-	round_fn(x, rk, FE_TAB);
+	round_ct(x, rk, 0);
 }
 
 /*
