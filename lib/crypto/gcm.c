@@ -21,6 +21,7 @@
 
 #include "gcm.h"
 #include "crypto_err.h"
+#include "ct_valgrind.h"
 #include "util.h"
 
 #define BLOCK 16
@@ -438,9 +439,15 @@ int sotls_aead_open(const struct sotls_aead *a, const uint8_t nonce[SOTLS_AEAD_N
 	if (tag == NULL)
 		return SOTLS_CRYPTO_BAD_ARG;
 	int rc = gcm(a, OPEN, nonce, aad, aad_len, in, len, out, computed);
-	if (rc == 0 && sotls_ct_memcmp(computed, tag, sizeof(computed)) != 0) {
-		sotls_wipe(out, len);
-		rc = SOTLS_CRYPTO_BAD_TAG;
+	if (rc == 0) {
+		int bad = sotls_ct_memcmp(computed, tag, sizeof(computed)) != 0;
+
+		/* The verdict is public: the record layer answers it with an alert. */
+		SOTLS_CT_PUBLIC(&bad, sizeof(bad));
+		if (bad) {
+			sotls_wipe(out, len);
+			rc = SOTLS_CRYPTO_BAD_TAG;
+		}
 	}
 	sotls_wipe(computed, sizeof(computed));
 	return rc;
