@@ -441,8 +441,11 @@ static void send_side(const struct setup *s, const uint8_t *data, size_t size, s
 	}
 	/* A sender that met the usage limit has close_notify (and records it
 	 * reported as sent) to flush on a non-blocking socket: sotls_shutdown
-	 * does that, as an application must call it. */
-	bool started_past = s->seq0 >= LIVENESS_SEQ_BOUND - 1;
+	 * does that, as an application must call it. The limit's last sequence
+	 * number is kept for close_notify (record.c, seal_at), so a sender that
+	 * starts there refuses data but still closes cleanly; only one that
+	 * starts at the limit or beyond can seal nothing at all. */
+	bool started_past = s->seq0 >= LIVENESS_SEQ_BOUND;
 	if (err == 0)
 		err = pair_shutdown(&p);
 	else if (err == SOTLS_ERR_KEY_USAGE_LIMIT && !started_past)
