@@ -197,6 +197,14 @@ void GCM_ARIA_FN(const union sotls_aead_cipher_key *k, const struct sotls_ghash_
 
 	rec.k = &k->aria;
 	memcpy(rec.ctr, j0, 16);
+	/* A record of a few blocks, the mask's included, runs unsliced (part):
+	 * the sliced set-up below would cost more than the blocks (an empty
+	 * record took 205 ns with it, 141 without). */
+	if (len <= 16 * (ARIA_AES_UNSLICED_MAX - 1)) {
+		/* rec holds nothing secret yet: nothing to wipe. */
+		buffered(&rec, gk, open, c, y, in, out, len, mask);
+		return;
+	}
 	aria_prepare_xmm(&rec.cx, rec.k, j0);
 	aria_aes_sbox_keys(rec.sk, rec.k);
 	rec.cx.sk = (const uint8_t(*)[16])rec.sk;
