@@ -18,8 +18,6 @@ struct sotls_aria_key {
 	/* Encryption round keys ek1 .. ek(rounds+1), bytes in the order of
 	 * the 128-bit state (byte 0 is the most significant). */
 	_Alignas(64) uint8_t rk[SOTLS_ARIA_MAX_ROUNDS + 1][16];
-	/* The same round keys as big-endian 32-bit words, for table code. */
-	uint32_t rk32[SOTLS_ARIA_MAX_ROUNDS + 1][4];
 	unsigned rounds; /* 12, 14 or 16 */
 };
 

@@ -1,14 +1,28 @@
 /*
- * Portable table-driven ARIA.
+ * Portable ARIA, bitsliced and constant time: no table lookups and no
+ * branches on data, for the CTR of CPUs without AES instructions and for the
+ * key schedule on every CPU.
  *
- * With the state as four big-endian words and lane 0 the most significant
- * byte, the diffusion layer A factors as MIX o PERM o MIX o SPREAD:
- * SPREAD sends each byte to the three other lanes of its own word, which the
- * round tables fold into the S-box lookups; MIX is six word XORs; PERM
- * reorders the bytes inside words 1, 2 and 3. A round then costs 16 table
- * loads and about 50 ALU operations, and CTR runs two blocks at a time so
- * that one block's loads overlap the other's arithmetic; a lone block waits
- * on load latency instead.
+ * Layout: four blocks in eight 64-bit planes, as AES's bitsliced code keeps
+ * them (aes_internal.h, aes_bs_load): bit b of byte 4w + i of block k (word
+ * w, byte i of the word) is bit 16i + 4w + k of plane b. A 16-bit lane of a
+ * plane is then one byte position of every word, and a nibble of a lane one
+ * word of the four blocks.
+ *
+ * S-boxes: affine maps around AES's inversion circuit (aria_internal.h):
+ * the S^-1 lanes are mapped first, every byte goes through the circuit (it
+ * gives L * x^-1, L AES's linear part), then S1 adds AES's constant, S2 maps
+ * by (BF) * L^-1 and adds its own, and the S^-1 lanes undo L. The lanes that
+ * take which S-box are fixed masks.
+ *
+ * Diffusion: A = M o W o P o W (aria_sliced.h), and here
+ *   W (word w becomes the XOR of three words) is nibble arithmetic inside each
+ *     lane: the XOR of all four nibbles, plus nibble 3 - w for w = 0, 3 and
+ *     nibble w for w = 1, 2;
+ *   P (bytes of word w permuted by index ^ w) exchanges nibble w between
+ *     lanes;
+ *   M (each byte becomes the XOR of the other three of its word) adds the
+ *     XOR of the four lanes to each.
  */
 #include <string.h>
 
@@ -17,366 +31,243 @@
 #include "aria_internal.h"
 #include "util.h"
 
-#define FO_TAB (sotls_aria_round_tab[0])
-#define FE_TAB (sotls_aria_round_tab[1])
+#define INLINE inline __attribute__((always_inline))
+
+/* Byte i of every word, of every block. */
+#define LANE(i) ((uint64_t)0xffff << (16 * (i)))
+
+/* ARIA_GF_S2 * ARIA_GF_S1INV: S2's output map after the circuit's L. */
+#define S2_AFTER_L 0x8312f396321aa0e7ull
+
+/* All ones if bit j of row i of M (aria_internal.h's layout) is set. */
+#define MBIT(m, i, j) (0 - (((m) >> (8 * (7 - (i)) + (j))) & 1))
+
+/* An affine map of bytes, M * x ^ c. */
+struct affine {
+	uint64_t m;
+	uint8_t c;
+};
 
 /*
- * The speed depends on every state word living in a register, which needs
- * the round helpers inlined; at -O2 gcc declines for the larger ones.
+ * Byte i of every word through its own affine map a[i]. The maps are
+ * constants at every call, so once inlined and unrolled this is a fixed
+ * network of ANDs and XORs over the planes, without a branch: output bit r
+ * is the XOR of input bits s, each masked to the lanes whose map has (r, s).
  */
-#if defined(__GNUC__)
-#define ARIA_INLINE inline __attribute__((always_inline))
-#else
-#define ARIA_INLINE inline
-#endif
-
-typedef const uint32_t round_tab[4][256];
-
-static ARIA_INLINE uint32_t lane(uint32_t x, unsigned j)
-{
-	return (x >> (24 - 8 * j)) & 0xff;
-}
-
-static ARIA_INLINE uint32_t lookup(round_tab t, uint32_t x)
-{
-	return t[0][x >> 24] ^ t[1][lane(x, 1)] ^ t[2][lane(x, 2)] ^ t[3][x & 0xff];
-}
-
-static ARIA_INLINE uint32_t rotl32(uint32_t x, unsigned n)
-{
-	return (x << n) | (x >> (32 - n));
-}
-
-static ARIA_INLINE uint32_t bswap32(uint32_t x)
-{
-	return (x >> 24) | ((x >> 8) & 0xff00) | ((x << 8) & 0xff0000) | (x << 24);
-}
-
-static ARIA_INLINE uint32_t load_native(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-static ARIA_INLINE void mix(uint32_t s[4])
-{
-	s[1] ^= s[2];
-	s[2] ^= s[3];
-	s[0] ^= s[1];
-	s[3] ^= s[1];
-	s[2] ^= s[0];
-	s[1] ^= s[2];
-}
-
-/* Lanes abcd of word 1 become badc, of word 2 cdab, of word 3 dcba. */
-static ARIA_INLINE void permute(uint32_t s[4])
-{
-	s[1] = rotl32(bswap32(s[1]), 16);
-	s[2] = rotl32(s[2], 16);
-	s[3] = bswap32(s[3]);
-}
-
-static ARIA_INLINE void diffuse(uint32_t s[4])
-{
-	mix(s);
-	permute(s);
-	mix(s);
-}
-
-static ARIA_INLINE void round_fn(uint32_t s[4], const uint32_t rk[4], round_tab t)
-{
-	s[0] = lookup(t, s[0] ^ rk[0]);
-	s[1] = lookup(t, s[1] ^ rk[1]);
-	s[2] = lookup(t, s[2] ^ rk[2]);
-	s[3] = lookup(t, s[3] ^ rk[3]);
-	diffuse(s);
-}
-
-/*
- * FO and FE for the key schedule, where the input is the key itself: the
- * S-boxes through AES's bitsliced circuit (aes_internal.h), so that no key
- * byte indexes a table, as in AES's key expansion. The 16 state bytes are
- * bits 0..15 of eight bit planes, byte k = 4 * word + lane at bit k, and
- * the four S-boxes are affine maps around the one inversion
- * (aria_internal.h): S^-1 boxes map their input first, then every byte is
- * inverted (the circuit gives L * x^-1, L AES's linear part), then S1 adds
- * AES's constant, S2 maps by (BF) * L^-1 and adds its own, and the S^-1
- * boxes undo L. Masks and matrices are constants: nothing branches on data.
- */
-
-/* The bytes of lane l of every word, as bits of a plane. */
-#define LANE_MASK(l) ((uint64_t)0x1111 << (l))
-
-/* y = M * x for the bytes selected by mask, M in aria_internal.h's layout. */
-static void planes_affine(uint64_t p[8], uint64_t m, uint8_t c, uint64_t mask)
+static INLINE void lanes_affine(uint64_t p[8], const struct affine a[4])
 {
 	uint64_t o[8];
 
-	for (int i = 0; i < 8; i++) {
-		const unsigned row = (unsigned)(m >> (8 * (7 - i))) & 0xff;
+	_Pragma("GCC unroll 8") for (int r = 0; r < 8; r++)
+	{
+		o[r] = 0;
+		_Pragma("GCC unroll 4") for (int l = 0; l < 4; l++) o[r] |=
+			LANE(l) & (0 - (uint64_t)((a[l].c >> r) & 1));
+		_Pragma("GCC unroll 8") for (int s = 0; s < 8; s++)
+		{
+			uint64_t mask = 0;
 
-		o[i] = 0;
-		for (int j = 0; j < 8; j++)
-			o[i] ^= p[j] & (0 - (uint64_t)((row >> j) & 1));
-		o[i] ^= mask & (0 - (uint64_t)((c >> i) & 1));
+			_Pragma("GCC unroll 4") for (int l = 0; l < 4; l++) mask |=
+				LANE(l) & MBIT(a[l].m, r, s);
+			o[r] ^= p[s] & mask;
+		}
 	}
-	for (int i = 0; i < 8; i++)
-		p[i] = (p[i] & ~mask) | (o[i] & mask);
+	_Pragma("GCC unroll 8") for (int r = 0; r < 8; r++) p[r] = o[r];
 }
 
-/* The matrix of x -> a * (b * x). */
-static uint64_t matrix_product(uint64_t a, uint64_t b)
+/* Substitution layer type 1 (odd: S1, S2, S1^-1, S2^-1 on bytes 0..3 of
+ * each word) or 2 (S1^-1, S2^-1, S1, S2). */
+static INLINE void subst(uint64_t p[8], int odd)
 {
-	uint64_t r = 0;
+	static const struct affine ID = {ARIA_GF_ID, 0};
+	static const struct affine PRE_S1INV = {ARIA_GF_S1INV, ARIA_GF_S1INV_C};
+	static const struct affine PRE_S2INV = {ARIA_GF_S2INV, ARIA_GF_S2INV_C};
+	static const struct affine POST_S1 = {ARIA_GF_ID, ARIA_GF_S1_C};
+	static const struct affine POST_S2 = {S2_AFTER_L, ARIA_GF_S2_C};
+	static const struct affine POST_INV = {ARIA_GF_S1INV, 0};
+	const struct affine pre_odd[4] = {ID, ID, PRE_S1INV, PRE_S2INV};
+	const struct affine pre_even[4] = {PRE_S1INV, PRE_S2INV, ID, ID};
+	const struct affine post_odd[4] = {POST_S1, POST_S2, POST_INV, POST_INV};
+	const struct affine post_even[4] = {POST_INV, POST_INV, POST_S1, POST_S2};
 
-	for (int i = 0; i < 8; i++) {
-		const unsigned arow = (unsigned)(a >> (8 * (7 - i))) & 0xff;
-		unsigned row = 0;
-
-		for (int j = 0; j < 8; j++)
-			if ((arow >> j) & 1)
-				row ^= (unsigned)(b >> (8 * (7 - j))) & 0xff;
-		r |= (uint64_t)row << (8 * (7 - i));
-	}
-	return r;
-}
-
-/* Substitution layer type 1 (odd = 1: S1, S2, S1^-1, S2^-1 on lanes 0..3)
- * or 2 (odd = 0: S1^-1, S2^-1, S1, S2), in place on the state words. */
-static void subst_ct(uint32_t x[4], int odd)
-{
-	const uint64_t s1 = LANE_MASK(odd ? 0 : 2), s2 = LANE_MASK(odd ? 1 : 3);
-	const uint64_t s1inv = LANE_MASK(odd ? 2 : 0), s2inv = LANE_MASK(odd ? 3 : 1);
-	uint64_t p[8] = {0};
-
-	for (int k = 0; k < 16; k++) {
-		const uint32_t byte = (x[k / 4] >> (24 - 8 * (k % 4))) & 0xff;
-
-		for (int b = 0; b < 8; b++)
-			p[b] |= (uint64_t)((byte >> b) & 1) << k;
-	}
-	planes_affine(p, ARIA_GF_S1INV, ARIA_GF_S1INV_C, s1inv);
-	planes_affine(p, ARIA_GF_S2INV, ARIA_GF_S2INV_C, s2inv);
+	lanes_affine(p, odd ? pre_odd : pre_even);
 	aes_bs_sbox_no63(p);
-	planes_affine(p, ARIA_GF_ID, ARIA_GF_S1_C, s1);
-	planes_affine(p, matrix_product(ARIA_GF_S2, ARIA_GF_S1INV), ARIA_GF_S2_C, s2);
-	planes_affine(p, ARIA_GF_S1INV, 0, s1inv | s2inv);
-	for (int w = 0; w < 4; w++) {
-		uint32_t v = 0;
+	lanes_affine(p, odd ? post_odd : post_even);
+}
 
-		for (int l = 0; l < 4; l++)
-			for (int b = 0; b < 8; b++)
-				v |= (uint32_t)((p[b] >> (4 * w + l)) & 1) << (24 - 8 * l + b);
-		x[w] = v;
+/* Each 16-bit lane rotated left by n bits (nibble w to w + n / 4). */
+static INLINE uint64_t rot_lanes(uint64_t x, unsigned n)
+{
+	const uint64_t keep = 0x0001000100010001ull * ((0xffffu << n) & 0xffffu);
+
+	return ((x << n) & keep) | ((x >> (16 - n)) & ~keep);
+}
+
+static INLINE uint64_t words_w(uint64_t x)
+{
+	const uint64_t mid = 0x0ff00ff00ff00ff0ull, n0 = 0x000f000f000f000full;
+	uint64_t s = x ^ rot_lanes(x, 8);
+
+	s ^= rot_lanes(s, 4);
+	return s ^ (x & mid) ^ ((x >> 12) & n0) ^ ((x << 12) & (n0 << 12));
+}
+
+static INLINE uint64_t bytes_p(uint64_t x)
+{
+	uint64_t t;
+
+	/* word 1: lanes 0 <-> 1, 2 <-> 3 */
+	t = ((x >> 16) ^ x) & 0x000000f0000000f0ull;
+	x ^= t | (t << 16);
+	/* word 2: lanes 0 <-> 2, 1 <-> 3 */
+	t = ((x >> 32) ^ x) & 0x000000000f000f00ull;
+	x ^= t | (t << 32);
+	/* word 3: lanes 0 <-> 3, 1 <-> 2 */
+	t = ((x >> 48) ^ x) & 0x000000000000f000ull;
+	x ^= t | (t << 48);
+	t = ((x >> 16) ^ x) & 0x00000000f0000000ull;
+	x ^= t | (t << 16);
+	return x;
+}
+
+static INLINE uint64_t bytes_m(uint64_t x)
+{
+	uint64_t q = x ^ (x >> 32);
+
+	q ^= q >> 16;
+	return x ^ ((q & 0xffff) * 0x0001000100010001ull);
+}
+
+static INLINE void diffuse(uint64_t p[8])
+{
+	for (int b = 0; b < 8; b++)
+		p[b] = bytes_m(words_w(bytes_p(words_w(p[b]))));
+}
+
+static INLINE void add_key(uint64_t p[8], const uint64_t k[8])
+{
+	for (int b = 0; b < 8; b++)
+		p[b] ^= k[b];
+}
+
+/* One round key in every block. */
+static void key_planes(uint64_t kp[8], const uint8_t key[16])
+{
+	uint8_t four[64];
+
+	for (int k = 0; k < 4; k++)
+		memcpy(four + 16 * k, key, 16);
+	aes_bs_load(kp, four);
+	sotls_wipe(four, sizeof(four));
+}
+
+static INLINE void round_ct(uint64_t p[8], const uint64_t rk[8], int odd)
+{
+	add_key(p, rk);
+	subst(p, odd);
+	diffuse(p);
+}
+
+/* Rounds 1 .. n of ARIA on four blocks, with the round keys as planes:
+ * odd and even rounds in pairs, so that each has its masks as constants. */
+static void encrypt4(uint64_t p[8], const uint64_t rk[][8], unsigned rounds)
+{
+	unsigned r = 0;
+
+	for (; r + 2 < rounds; r += 2) {
+		round_ct(p, rk[r], 1);
+		round_ct(p, rk[r + 1], 0);
 	}
-	sotls_wipe(p, sizeof(p));
+	round_ct(p, rk[r], 1);
+	add_key(p, rk[r + 1]);
+	subst(p, 0);
+	add_key(p, rk[r + 2]);
 }
 
-/* A after the substitution: SPREAD (each byte into the other three lanes of
- * its word, which the round tables fold in) then the rest of diffuse(). */
-static void round_ct(uint32_t x[4], const uint32_t rk[4], int odd)
+/* The key's round keys as planes; returns how many rk holds. */
+static unsigned round_key_planes(uint64_t rk[][8], const struct sotls_aria_key *k)
 {
-	for (int w = 0; w < 4; w++)
-		x[w] ^= rk[w];
-	subst_ct(x, odd);
-	for (int w = 0; w < 4; w++) {
-		uint32_t t = x[w] ^ (x[w] >> 16);
-
-		t ^= t >> 8;
-		x[w] ^= (t & 0xff) * 0x01010101u;
-	}
-	diffuse(x);
-}
-
-void sotls_aria_fo(uint32_t x[4], const uint32_t rk[4])
-{
-	round_ct(x, rk, 1);
-}
-
-void sotls_aria_fe(uint32_t x[4], const uint32_t rk[4])
-{
-	round_ct(x, rk, 0);
-}
-
-/*
- * The last round, substitution layer type 2 and the final key, produced in
- * memory byte order so that callers XOR and store it without byte swaps.
- */
-static ARIA_INLINE uint32_t last_word(uint32_t x, const uint8_t rk[4])
-{
-	return load_native(sotls_aria_last_tab[0][x >> 24]) ^
-	       load_native(sotls_aria_last_tab[1][lane(x, 1)]) ^
-	       load_native(sotls_aria_last_tab[2][lane(x, 2)]) ^
-	       load_native(sotls_aria_last_tab[3][x & 0xff]) ^ load_native(rk);
-}
-
-static ARIA_INLINE void last_round(uint32_t s[4], const uint32_t rk[4],
-				   const uint8_t final_rk[16])
-{
-	s[0] = last_word(s[0] ^ rk[0], final_rk);
-	s[1] = last_word(s[1] ^ rk[1], final_rk + 4);
-	s[2] = last_word(s[2] ^ rk[2], final_rk + 8);
-	s[3] = last_word(s[3] ^ rk[3], final_rk + 12);
-}
-
-/*
- * Runs n (1 or 2) states from 0-based round `first` to the end, the two
- * interleaved. On return the words hold the cipher output in memory byte
- * order, not as big-endian values.
- */
-static ARIA_INLINE void rounds_from(const struct sotls_aria_key *k, uint32_t s[][4], int n,
-				    unsigned first)
-{
-	unsigned last = k->rounds - 1;
-	unsigned r = first;
-
-	if (r % 2 == 1) {
-		round_fn(s[0], k->rk32[r], FE_TAB);
-		if (n == 2)
-			round_fn(s[1], k->rk32[r], FE_TAB);
-		r++;
-	}
-	for (; r + 1 < last; r += 2) {
-		round_fn(s[0], k->rk32[r], FO_TAB);
-		if (n == 2)
-			round_fn(s[1], k->rk32[r], FO_TAB);
-		round_fn(s[0], k->rk32[r + 1], FE_TAB);
-		if (n == 2)
-			round_fn(s[1], k->rk32[r + 1], FE_TAB);
-	}
-	round_fn(s[0], k->rk32[last - 1], FO_TAB);
-	if (n == 2)
-		round_fn(s[1], k->rk32[last - 1], FO_TAB);
-	last_round(s[0], k->rk32[last], k->rk[last + 1]);
-	if (n == 2)
-		last_round(s[1], k->rk32[last], k->rk[last + 1]);
+	for (unsigned r = 0; r <= k->rounds; r++)
+		key_planes(rk[r], k->rk[r]);
+	return k->rounds + 1;
 }
 
 void sotls_aria_encrypt_block(const struct sotls_aria_key *k, const uint8_t in[16], uint8_t out[16])
 {
-	uint32_t s[1][4];
+	uint64_t rk[SOTLS_ARIA_MAX_ROUNDS + 1][8], p[8];
+	uint8_t four[64] = {0};
+	const unsigned n = round_key_planes(rk, k);
 
-	for (int i = 0; i < 4; i++)
-		s[0][i] = sotls_load_be32(in + 4 * i);
-	rounds_from(k, s, 1, 0);
-	memcpy(out, s[0], 16);
-}
-
-/*
- * While only the last counter byte changes, so does only the last byte of
- * the state entering round 1. Column 15 of A carries its S-box output v to
- * lanes 1, 2 of word 0, lanes 0, 1 of word 1, lanes 0, 2 of word 2 and lane
- * 3 of word 3; everything else in the first two rounds is worked out once
- * per run of up to 256 blocks, leaving seven lookups per block instead of 32.
- */
-struct ctr_run {
-	uint32_t fixed[4];   /* round-2 lookups of the nine unchanging bytes */
-	uint32_t partial[7]; /* the seven changing bytes, before the XOR with v */
-	uint32_t key_byte;   /* ek1's last byte, which meets the counter's */
-};
-
-/* head: round-1 lookups of the three counter words that never change. */
-static void start_run(const struct sotls_aria_key *k, const uint32_t head[3], uint32_t c3,
-		      struct ctr_run *run)
-{
-	uint32_t x3 = c3 ^ k->rk32[0][3];
-	uint32_t y[4] = { head[0], head[1], head[2], lookup(FO_TAB, x3) ^ FO_TAB[3][x3 & 0xff] };
-
-	diffuse(y);
-	for (int i = 0; i < 4; i++)
-		y[i] ^= k->rk32[1][i];
-
-	run->fixed[0] = FE_TAB[0][lane(y[0], 0)] ^ FE_TAB[3][lane(y[0], 3)];
-	run->fixed[1] = FE_TAB[2][lane(y[1], 2)] ^ FE_TAB[3][lane(y[1], 3)];
-	run->fixed[2] = FE_TAB[1][lane(y[2], 1)] ^ FE_TAB[3][lane(y[2], 3)];
-	run->fixed[3] = FE_TAB[0][lane(y[3], 0)] ^ FE_TAB[1][lane(y[3], 1)] ^ FE_TAB[2][lane(y[3], 2)];
-	run->partial[0] = lane(y[0], 1);
-	run->partial[1] = lane(y[0], 2);
-	run->partial[2] = lane(y[1], 0);
-	run->partial[3] = lane(y[1], 1);
-	run->partial[4] = lane(y[2], 0);
-	run->partial[5] = lane(y[2], 2);
-	run->partial[6] = lane(y[3], 3);
-	run->key_byte = k->rk32[0][3] & 0xff;
-	sotls_wipe(y, sizeof(y));
-}
-
-/* Rounds 1 and 2 of the block whose counter ends in c3. */
-static ARIA_INLINE void first_rounds(const struct ctr_run *run, uint32_t c3, uint32_t s[4])
-{
-	/* Lane 0 of an entry of this table is S2^-1 of the index. */
-	uint32_t v = FO_TAB[3][(c3 & 0xff) ^ run->key_byte] >> 24;
-
-	s[0] = run->fixed[0] ^ FE_TAB[1][run->partial[0] ^ v] ^ FE_TAB[2][run->partial[1] ^ v];
-	s[1] = run->fixed[1] ^ FE_TAB[0][run->partial[2] ^ v] ^ FE_TAB[1][run->partial[3] ^ v];
-	s[2] = run->fixed[2] ^ FE_TAB[0][run->partial[4] ^ v] ^ FE_TAB[2][run->partial[5] ^ v];
-	s[3] = run->fixed[3] ^ FE_TAB[3][run->partial[6] ^ v];
-	diffuse(s);
-}
-
-/* s is keystream in memory byte order. */
-static ARIA_INLINE void xor_block(uint8_t *out, const uint8_t *in, const uint32_t s[4])
-{
-	uint32_t w[4] = {
-		load_native(in) ^ s[0],
-		load_native(in + 4) ^ s[1],
-		load_native(in + 8) ^ s[2],
-		load_native(in + 12) ^ s[3],
-	};
-
-	memcpy(out, w, 16);
-}
-
-/*
- * n (1 or 2) blocks with counters ending c3, c3 + 1, all inside the run.
- * Three blocks at a time would spill registers and run no faster.
- */
-static ARIA_INLINE void ctr_blocks(const struct sotls_aria_key *k, const struct ctr_run *run,
-				   uint32_t c3, const uint8_t *in, uint8_t *out, int n)
-{
-	uint32_t s[2][4];
-
-	first_rounds(run, c3, s[0]);
-	if (n == 2)
-		first_rounds(run, c3 + 1, s[1]);
-	rounds_from(k, s, n, 2);
-	xor_block(out, in, s[0]);
-	if (n == 2)
-		xor_block(out + 16, in + 16, s[1]);
+	memcpy(four, in, 16);
+	aes_bs_load(p, four);
+	encrypt4(p, (const uint64_t(*)[8])rk, k->rounds);
+	aes_bs_store(four, p);
+	memcpy(out, four, 16);
+	sotls_wipe(four, sizeof(four));
+	sotls_wipe(rk, n * sizeof(rk[0]));
 }
 
 void sotls_aria_ctr32_generic(const struct sotls_aria_key *k, uint8_t ctr[16],
 			      const uint8_t *in, uint8_t *out, size_t nblocks)
 {
-	uint32_t head[3];
-	uint32_t c3 = sotls_load_be32(ctr + 12);
-	struct ctr_run run;
-
-	for (int i = 0; i < 3; i++)
-		head[i] = lookup(FO_TAB, sotls_load_be32(ctr + 4 * i) ^ k->rk32[0][i]);
+	uint64_t rk[SOTLS_ARIA_MAX_ROUNDS + 1][8], p[8];
+	uint8_t ks[64];
+	uint32_t c = sotls_load_be32(ctr + 12);
+	const unsigned n = round_key_planes(rk, k);
 
 	while (nblocks > 0) {
-		size_t left_in_run = 256 - (c3 & 0xff);
-		size_t n = nblocks < left_in_run ? nblocks : left_in_run;
+		const size_t nb = nblocks < 4 ? nblocks : 4;
 
-		start_run(k, head, c3, &run);
-		nblocks -= n;
-		for (; n >= 2; n -= 2) {
-			ctr_blocks(k, &run, c3, in, out, 2);
-			c3 += 2;
-			in += 32;
-			out += 32;
+		for (int j = 0; j < 4; j++) {
+			memcpy(ks + 16 * j, ctr, 12);
+			sotls_store_be32(ks + 16 * j + 12, c + (uint32_t)j);
 		}
-		if (n > 0) {
-			ctr_blocks(k, &run, c3, in, out, 1);
-			c3++;
-			in += 16;
-			out += 16;
-		}
+		aes_bs_load(p, ks);
+		encrypt4(p, (const uint64_t(*)[8])rk, k->rounds);
+		aes_bs_store(ks, p);
+		for (size_t i = 0; i < 16 * nb; i++)
+			out[i] = in[i] ^ ks[i];
+		c += (uint32_t)nb;
+		in += 16 * nb;
+		out += 16 * nb;
+		nblocks -= nb;
 	}
-	sotls_store_be32(ctr + 12, c3);
-	sotls_wipe(head, sizeof(head));
-	sotls_wipe(&run, sizeof(run));
+	sotls_store_be32(ctr + 12, c);
+	sotls_wipe(ks, sizeof(ks));
+	sotls_wipe(p, sizeof(p));
+	sotls_wipe(rk, n * sizeof(rk[0]));
+}
+
+/* FO and FE, one state as big-endian words, in block 0 of the planes. */
+static void round_words(uint32_t x[4], const uint32_t rk[4], int odd)
+{
+	uint8_t four[64] = {0}, key[16];
+	uint64_t p[8], kp[8];
+
+	for (int w = 0; w < 4; w++) {
+		sotls_store_be32(four + 4 * w, x[w]);
+		sotls_store_be32(key + 4 * w, rk[w]);
+	}
+	aes_bs_load(p, four);
+	key_planes(kp, key);
+	add_key(p, kp);
+	subst(p, odd);
+	diffuse(p);
+	aes_bs_store(four, p);
+	for (int w = 0; w < 4; w++)
+		x[w] = sotls_load_be32(four + 4 * w);
+	sotls_wipe(four, sizeof(four));
+	sotls_wipe(key, sizeof(key));
+	sotls_wipe(p, sizeof(p));
+	sotls_wipe(kp, sizeof(kp));
+}
+
+void sotls_aria_fo(uint32_t x[4], const uint32_t rk[4])
+{
+	round_words(x, rk, 1);
+}
+
+void sotls_aria_fe(uint32_t x[4], const uint32_t rk[4])
+{
+	round_words(x, rk, 0);
 }

@@ -65,7 +65,7 @@ static void compute_w(uint32_t w[4][4], const uint8_t *key, size_t key_len)
 
 int sotls_aria_set_key(struct sotls_aria_key *k, const uint8_t *key, size_t key_len)
 {
-	uint32_t w[4][4], rot[4];
+	uint32_t w[4][4], rot[4], ek[4];
 
 	if (k == NULL || key == NULL || (key_len != 16 && key_len != 24 && key_len != 32))
 		return SOTLS_CRYPTO_BAD_ARG;
@@ -77,11 +77,12 @@ int sotls_aria_set_key(struct sotls_aria_key *k, const uint8_t *key, size_t key_
 
 	for (unsigned i = 0; i <= k->rounds; i++) {
 		rotr128(rot, w[(i + 1) % 4], ROTR_BITS[i / 4]);
-		xor128(k->rk32[i], w[i % 4], rot);
+		xor128(ek, w[i % 4], rot);
 		for (int j = 0; j < 4; j++)
-			sotls_store_be32(k->rk[i] + 4 * j, k->rk32[i][j]);
+			sotls_store_be32(k->rk[i] + 4 * j, ek[j]);
 	}
 	sotls_wipe(w, sizeof(w));
 	sotls_wipe(rot, sizeof(rot));
+	sotls_wipe(ek, sizeof(ek));
 	return 0;
 }

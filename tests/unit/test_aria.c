@@ -165,30 +165,6 @@ static void test_rfc5794_ctr32(void **state)
 	}
 }
 
-/* Both layouts of the round keys hold the same values (table code reads rk32,
- * byte-sliced code reads rk; a mismatch would split the implementations). */
-static void test_round_key_layouts(void **state)
-{
-	static const size_t lens[] = {16, 24, 32};
-
-	(void)state;
-	for (int trial = 0; trial < 30; trial++) {
-		uint8_t key[32];
-		struct sotls_aria_key k;
-		const size_t len = lens[trial % 3];
-
-		rng_fill(key, sizeof(key));
-		assert_int_equal(sotls_aria_set_key(&k, key, len), 0);
-		assert_int_equal(k.rounds, 12 + 2 * (len - 16) / 8);
-		for (unsigned r = 0; r <= k.rounds; r++)
-			for (int w = 0; w < 4; w++)
-				if (k.rk32[r][w] != load_be32(k.rk[r] + 4 * w))
-					fail_msg("%zu-bit key: rk32[%u][%d] = %08x but rk[%u] "
-						 "holds %08x", len * 8, r, w, k.rk32[r][w], r,
-						 load_be32(k.rk[r] + 4 * w));
-	}
-}
-
 static void test_set_key_errors(void **state)
 {
 	static const size_t bad_lens[] = {0, 1, 8, 15, 17, 20, 23, 25, 31, 33, 48, 64, SIZE_MAX};
@@ -216,7 +192,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rfc5794_encrypt_block),
 		cmocka_unit_test(test_rfc5794_ctr32),
-		cmocka_unit_test(test_round_key_layouts),
 		cmocka_unit_test_prestate(test_ctr32_vs_reference, &SUITE),
 		cmocka_unit_test_prestate(test_ctr32_page_edges, &SUITE),
 		cmocka_unit_test_prestate(test_ctr32_counter_wrap, &SUITE),
