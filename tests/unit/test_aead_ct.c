@@ -27,21 +27,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <valgrind/memcheck.h>
+#include "ct_check.h"
 
 #include "aead.h"
 #include "cpu.h"
-
-static void secret(void *p, size_t n)
-{
-	(void)VALGRIND_MAKE_MEM_UNDEFINED(p, n);
-}
-
-/* Results are compared, which needs their bytes defined again. */
-static void public(void *p, size_t n)
-{
-	(void)VALGRIND_MAKE_MEM_DEFINED(p, n);
-}
 
 /* What valgrind decodes (see above). */
 #define VALGRIND_FEATURES (SOTLS_CPU_AES | SOTLS_CPU_PCLMUL | SOTLS_CPU_AVX_BASE | SOTLS_CPU_AVX2)
@@ -60,17 +49,6 @@ static uint8_t pt[MAX_LEN], ct[MAX_LEN], back[MAX_LEN];
 /* The first implementation's records, by length, and their tags. */
 static uint8_t ref_ct[N_LENS][MAX_LEN], ref_tags[N_LENS][16];
 static int failures;
-
-/* A secret-dependent branch and table index, for --canary. */
-static __attribute__((noinline)) int leaky(const uint8_t *k)
-{
-	static const uint8_t tab[256] = {1, 2, 3};
-	volatile int r = 0;
-
-	if (k[1] & 1)
-		r = 7;
-	return r + tab[k[0]];
-}
 
 /*
  * Seals and opens every length with the implementation the feature set picks,

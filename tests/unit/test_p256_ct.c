@@ -18,22 +18,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <valgrind/memcheck.h>
+#include "ct_check.h"
 
 #include "p256.h"
 #include "p256_internal.h"
 #include "p256_point.h"
-
-static void secret(void *p, size_t n)
-{
-	(void)VALGRIND_MAKE_MEM_UNDEFINED(p, n);
-}
-
-/* Results are checked, which needs their bytes defined again. */
-static void public(void *p, size_t n)
-{
-	(void)VALGRIND_MAKE_MEM_DEFINED(p, n);
-}
 
 static int failures;
 
@@ -43,17 +32,6 @@ static void check(int ok, const char *level, const char *what)
 		printf("test_p256_ct: %s: %s gave a wrong result\n", level, what);
 		failures++;
 	}
-}
-
-/* A secret-dependent branch and table index for --canary. */
-static __attribute__((noinline)) int leaky(const uint8_t *k)
-{
-	static const uint8_t tab[256] = {1, 2, 3};
-	volatile int r = 0;
-
-	if (k[1] & 1)
-		r = 7;
-	return r + tab[k[0]];
 }
 
 static void run(const struct p256_impl *im)
