@@ -120,9 +120,10 @@ def python_bulk(env):
         t.start()
     for t in ts:
         t.join()
+    # The server's account first: a client's failure is explained there.
+    rc, text = stop(srv)
     check(not errors, '; '.join(errors))
     print('ok: 8 clients each got their 4 MiB back')
-    rc, text = stop(srv)
     check(rc == 0, 'server status %d' % rc)
     check('served 8 connections' in text and '8 closed cleanly, 0 failed' in text,
           'statistics: ' + text)
