@@ -19,7 +19,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interop import SUITES, Env, check, run_one, s_client_converse  # noqa: E402
+from interop import SUITES, Env, check, run_one, s_client_converse, ssl_echo  # noqa: E402
 
 TIMEOUT = 60
 MIB = 1 << 20
@@ -83,7 +83,7 @@ def python_bulk(env):
     """Eight Python ssl clients at once, each echoing 4 MiB of random bytes in
     writes of every size, then close_notify both ways (unwrap): every byte
     back in order, every connection counted as closed cleanly."""
-    srv, port = env.server()
+    srv, port = env.server('--verbose')  # a failed connection's reason
     errors = []
 
     def one(i):
@@ -92,23 +92,8 @@ def python_bulk(env):
             s = env.client_ctx().wrap_socket(raw, server_hostname='localhost',
                                              suppress_ragged_eofs=False)
             data = os.urandom(4 * MIB)
-            got = bytearray()
-
-            def sender():
-                off, n = 0, 1
-                while off < len(data):
-                    s.sendall(data[off:off + n])
-                    off += n
-                    n = n * 7 % 40000 + 1
-            t = threading.Thread(target=sender)
-            t.start()
-            while len(got) < len(data):
-                chunk = s.recv(1 << 20)
-                if not chunk:
-                    break
-                got += chunk
-            t.join()
-            if bytes(got) != data:
+            got = ssl_echo(s, data, step=lambda n: n * 7 % 40000 + 1)
+            if got != data:
                 errors.append('client %d: the echo differs (%d of %d bytes)'
                               % (i, len(got), len(data)))
             s.unwrap()
