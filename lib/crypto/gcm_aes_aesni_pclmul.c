@@ -45,10 +45,8 @@ static AESNI_INLINE __m128i batch(const struct sotls_aes_key *k, const struct pc
 {
 	__m128i b[BATCH];
 	struct ghash_acc a = ghash_acc_zero();
-	const __m128i k0 = aesni_rkey(k, 0);
 
-	for (unsigned j = 0; j < BATCH; j++)
-		b[j] = aesni_ctr_swap(_mm_add_epi32(c, _mm_set_epi32((int)j, 0, 0, 0))) ^ k0;
+	aesni_ctr_blocks(b, c, aesni_rkey(k, 0), BATCH);
 	/*
 	 * The products go between the rounds, `per` after each round from the
 	 * first on, block 0 (the one carrying Y, which waits for the previous
