@@ -137,7 +137,7 @@ class Env:
 
 def ssl_echo(s, data, step=None):
     """Writes data to the SSLSocket s, in writes of the sizes step(n) gives
-    from n = 1 (one write of everything without it), while reading the echo
+    from n = 1 (of 64 KiB without it), while reading the echo
     back, all from this one thread; returns what came back, len(data) bytes
     unless EOF came first. One thread because an OpenSSL SSL object, hence a
     Python SSLSocket, must not be read and written from two threads at once:
@@ -145,7 +145,8 @@ def ssl_echo(s, data, step=None):
     at once against Python's own asyncio TLS echo server saw a spurious
     SSLEOFError in 19 of 80 runs, and it made uring-python-bulk flaky."""
     got = bytearray()
-    off, n = 0, (1 if step else len(data))
+    view = memoryview(data)  # no copy a write, nor a retry
+    off, n = 0, (1 if step else 1 << 16)
     timeout = s.gettimeout()
     deadline = time.monotonic() + TIMEOUT
     s.setblocking(False)
@@ -154,7 +155,7 @@ def ssl_echo(s, data, step=None):
             moved = False
             if off < len(data):
                 try:  # a write that wants a retry is retried with the same bytes
-                    off += s.send(data[off:off + n])
+                    off += s.send(view[off:off + n])
                     n = step(n) if step else n
                     moved = True
                 except (ssl.SSLWantWriteError, ssl.SSLWantReadError):
