@@ -825,9 +825,13 @@ SOTLS_API ssize_t sotls_recv(struct sotls_conn *c, void *buf, size_t len);
  * Nothing is allocated per record. When SEND_ZC reports
  * that the kernel copied the data anyway (a loopback peer, a device without
  * scatter-gather; Linux 6.2+), the connection moves to preadv(2) + send(2),
- * which then costs least. On a non-blocking socket a zero-copy call may still wait
- * for the kernel to release a buffer of an earlier call, once the pool is at
- * its largest (until the peer has acknowledged those bytes).
+ * which then costs least. On a non-blocking socket no call waits for the
+ * kernel to release a buffer (which lasts until the peer has acknowledged
+ * its bytes, as long as the peer reads nothing): while every group is held,
+ * the records go through one more, unregistered group, read with preadv(2)
+ * and sent with send(2) (mapped on first need, 68 KiB, counted in
+ * sendfile_buffer_bytes), and the call returns SOTLS_WANT_WRITE when the
+ * socket refuses, as sotls_send does.
  *
  * A server that runs its own io_uring: on the kernel TX path (sotls_info's
  * tx_path SOTLS_PATH_KERNEL) it may drive the same path itself, submitting

@@ -110,6 +110,10 @@ struct sotls_io {
 	unsigned ngroups;
 	uint64_t sends; /* sends started: each group's stamp */
 	struct group g[GROUPS_MAX];
+	/* Non-blocking sockets, while every group is the kernel's: records read
+	 * with preadv and sent by send(2) (spare_group). Mapped on first use,
+	 * never registered. */
+	struct group spare;
 	int pipefd[2];
 	/* Bytes already reported as sent that wait in the pipe for the socket
 	 * (a splice out that timed out): they go before anything else. */
@@ -354,11 +358,11 @@ static int submit(struct sotls_io *io)
 /* ---- the userspace path ----------------------------------------------- */
 
 /* Places group gi's records for a read from file offset at (COPY_SKEW). */
-static void group_place(struct sotls_io *io, unsigned gi, off_t at)
+static void group_place(struct group *g, off_t at)
 {
 	size_t lead = SOTLS_REC_HEADER + SOTLS_REC_EXPLICIT_NONCE;
 	size_t skew = ((size_t)at + COPY_SKEW + PAGE - lead) % PAGE;
-	io->g[gi].base = io->g[gi].mem + skew;
+	g->base = g->mem + skew;
 }
 
 static uint8_t *rec_at(struct group *g, unsigned i)
@@ -406,15 +410,12 @@ static void preadv_group(struct group *g, int file_fd, off_t off, size_t want, u
 	}
 }
 
-/* Reads nrec records' plaintext from off; read_res[] gets each result. */
+/* Reads nrec records' plaintext from off into group gi with READ_FIXED;
+ * read_res[] gets each result. */
 static int read_group(struct sotls_io *io, unsigned gi, int file_fd, off_t off, size_t want,
 		      unsigned nrec)
 {
 	struct group *g = &io->g[gi];
-	if (io->mode == MODE_PREAD) {
-		preadv_group(g, file_fd, off, want, nrec);
-		return 0;
-	}
 	for (unsigned i = 0; i < nrec; i++) {
 		struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
 		if (sqe == NULL)
@@ -453,18 +454,12 @@ static int push_rest(struct sotls_record *r, int sock, bool nonblock, struct gro
 	return 0;
 }
 
-/* Starts sending g's sealed records: 0, 1 (pread path: the caller sends
- * now), or a negative errno of the ring. */
+/* Starts sending group gi's sealed records through the ring: 0, or a
+ * negative errno of the ring. */
 static int start_send(struct sotls_io *io, unsigned gi, int sock, bool nonblock)
 {
 	struct group *g = &io->g[gi];
 	int flags = MSG_NOSIGNAL | (nonblock ? MSG_DONTWAIT : MSG_WAITALL);
-
-	if (io->mode == MODE_PREAD) {
-		g->send_pending = false;
-		g->send_res = 0;
-		return 1; /* the caller pushes synchronously */
-	}
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&io->ring);
 	if (sqe == NULL)
 		return -EBUSY;
@@ -512,6 +507,29 @@ static int settle(struct sotls_io *io, struct sotls_record *r, int sock, bool no
 	}
 	g->unsettled = false; /* all sent, or copied into the record layer */
 	return 0;
+}
+
+/*
+ * The group for a non-blocking caller when pick_group found none free. A
+ * SEND_ZC buffer stays the kernel's until the peer has acknowledged its
+ * bytes, and a peer that reads nothing acknowledges nothing: waiting for
+ * the group would hold the caller's thread as long (sotls-uring-server's
+ * worker, with every other connection on it, stood still for the whole
+ * --send-timeout behind one such peer, its pool at 64 groups or unable to
+ * grow after the switch to pread + send). The records go through this
+ * spare group instead, read with preadv and sent by send(2), whose refusal
+ * the caller can poll for. NULL if it cannot be mapped.
+ */
+static struct group *spare_group(struct sotls_io *io)
+{
+	if (io->spare.mem == NULL) {
+		void *m = mmap(NULL, GROUP_SPAN, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		io->spare.mem = m;
+	}
+	return &io->spare;
 }
 
 /* The group to fill next: the free one with the lowest index, so that a
@@ -601,7 +619,7 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, enum sotls_sendfile_mode m
 	off_t off = *offset;
 	size_t submitted = 0, done = 0;
 	struct group *prev = NULL;
-	bool blocked = false, eof = false, limited = false;
+	bool blocked = false, eof = false, limited = false, no_memory = false;
 	int file_errno = 0, rc = 0;
 
 	while (!blocked && !eof && !limited && submitted < count && rc == 0) {
@@ -615,6 +633,15 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, enum sotls_sendfile_mode m
 				 "(loopback or no scatter-gather), and then a plain copy costs less");
 		unsigned gi = pick_group(io);
 		struct group *g = &io->g[gi];
+		/* Read with preadv and sent by send(2) now, not through the ring. */
+		bool copy = io->mode == MODE_PREAD;
+		if (nonblock && group_busy(g)) {
+			if ((g = spare_group(io)) == NULL) {
+				no_memory = true;
+				break;
+			}
+			copy = true;
+		}
 		g->used_ms = now_ms();
 		/* The group's buffers are free once its send and its zero-copy
 		 * notification are back. */
@@ -635,9 +662,12 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, enum sotls_sendfile_mode m
 			if (nrec > fit)
 				nrec = fit > 0 ? fit : 1;
 		}
-		group_place(io, gi, off + (off_t)submitted);
+		group_place(g, off + (off_t)submitted);
 		g->rec_max = sotls_record_max_plain(r);
-		rc = read_group(io, gi, file_fd, off + (off_t)submitted, want, (unsigned)nrec);
+		if (copy)
+			preadv_group(g, file_fd, off + (off_t)submitted, want, (unsigned)nrec);
+		else
+			rc = read_group(io, gi, file_fd, off + (off_t)submitted, want, (unsigned)nrec);
 		if (rc != 0) {
 			rc = sotls_record_fail_syscall(r, -rc);
 			break;
@@ -692,19 +722,19 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, enum sotls_sendfile_mode m
 		g->send_len = wire;
 		g->plain = plain;
 		submitted += plain;
-		int s = start_send(io, gi, sock, nonblock);
-		if (s == 1) {
-			/* pread path: send now */
+		if (copy) {
 			rc = push_rest(r, sock, nonblock, g, 0, &blocked);
 			if (rc != 0)
 				break;
 			done += plain;
-		} else if (s < 0) {
+			continue;
+		}
+		int s = start_send(io, gi, sock, nonblock);
+		if (s < 0) {
 			rc = sotls_record_fail_syscall(r, -s);
 			break;
-		} else {
-			prev = g;
 		}
+		prev = g;
 	}
 	if (prev != NULL && sotls_record_error(r) == 0) {
 		int w = 0;
@@ -738,6 +768,8 @@ ssize_t sotls_io_sendfile_user(struct sotls_io **iop, enum sotls_sendfile_mode m
 		errno = file_errno;
 		return SOTLS_ERR_SYSCALL;
 	}
+	if (done == 0 && no_memory)
+		return SOTLS_ERR_OUT_OF_MEMORY;
 	return (ssize_t)done;
 }
 
@@ -932,7 +964,8 @@ const char *sotls_io_reason(const struct sotls_io *io)
 
 size_t sotls_io_buffer_bytes(const struct sotls_io *io)
 {
-	return io == NULL ? 0 : (size_t)io->ngroups * GROUP_SPAN;
+	return io == NULL ? 0
+			  : ((size_t)io->ngroups + (io->spare.mem != NULL)) * GROUP_SPAN;
 }
 
 void sotls_io_free(struct sotls_io *io)
@@ -945,6 +978,8 @@ void sotls_io_free(struct sotls_io *io)
 	}
 	for (unsigned i = 0; i < io->ngroups; i++)
 		munmap(io->g[i].mem, GROUP_SPAN);
+	if (io->spare.mem != NULL)
+		munmap(io->spare.mem, GROUP_SPAN);
 	if (io->pipefd[0] >= 0) {
 		close(io->pipefd[0]);
 		close(io->pipefd[1]);

@@ -15,11 +15,14 @@
  *
  * --mode inflight: SEND_ZC behind a slow link must grow its buffer pool.
  *
+ * --mode stalled: a non-blocking sotls_sendfile while the peer reads nothing
+ * for a while returns at once every time, whatever its buffers wait for.
+ *
  * --mode ktls-timeout: sotls_sendfile over kTLS TX on a blocking socket with
  * SO_SNDTIMEO while the receiver stalls: the bytes the peer finally gets are
  * the file's, none twice, none lost (issue 15).
  *
- *   test_sendfile [--mode zc|send|pread|unix|nonblock|kernel|ktls|ktls-timeout|errors|noring|inflight]
+ *   test_sendfile [--mode zc|send|pread|unix|nonblock|kernel|ktls|ktls-timeout|errors|noring|inflight|stalled]
  *                 [--big]
  *                 [--suite S]   (default ECDHE-ECDSA-ARIA128-GCM-SHA256)
  */
@@ -44,6 +47,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ephemeral_cert.h"
@@ -493,6 +497,144 @@ static void nonblocking(void)
 	use_mode("");
 }
 
+/* The stalled peer's sender: sotls_sendfile on a non-blocking socket,
+ * polling on WANT_WRITE, timing every call. */
+struct stalled_sender {
+	int fd;
+	struct tfile *f;
+	int rc;
+	char what[256];
+	double longest_s; /* the longest sotls_sendfile call */
+	size_t sent;
+	char path[32];
+};
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *stalled_sender_main(void *arg)
+{
+	struct stalled_sender *s = arg;
+	struct sotls_config *cfg = cfg_new(SOTLS_ROLE_SERVER, SOTLS_KTLS_OFF);
+	struct sotls_conn *c = NULL;
+	s->rc = sotls_conn_new(cfg, s->fd, &c);
+	if (s->rc == 0)
+		s->rc = sotls_handshake(c);
+	if (s->rc != 0) {
+		snprintf(s->what, sizeof(s->what), "handshake: %s", sotls_strerror(s->rc));
+		goto out;
+	}
+	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
+	off_t off = 0;
+	while (s->sent < s->f->size) {
+		double t0 = mono_s();
+		ssize_t n = sotls_sendfile(c, s->f->fd, &off, s->f->size - s->sent);
+		double took = mono_s() - t0;
+		if (took > s->longest_s)
+			s->longest_s = took;
+		if (n == SOTLS_WANT_WRITE) {
+			struct pollfd p = {.fd = s->fd, .events = POLLOUT};
+			poll(&p, 1, 1000);
+			continue;
+		}
+		if (n <= 0) {
+			s->rc = n < 0 ? (int)n : -1;
+			snprintf(s->what, sizeof(s->what), "sendfile after %zu bytes: %s (%s)", s->sent,
+				 n < 0 ? sotls_strerror((int)n) : "0", sotls_conn_error_detail(c));
+			break;
+		}
+		s->sent += (size_t)n;
+	}
+	struct sotls_info info = SOTLS_INFO_INIT;
+	sotls_get_info(c, &info);
+	snprintf(s->path, sizeof(s->path), "%s", info.sendfile_path ? info.sendfile_path : "-");
+	int r;
+	while (s->rc == 0 && (r = sotls_shutdown(c)) == SOTLS_WANT_WRITE) {
+		struct pollfd p = {.fd = s->fd, .events = POLLOUT};
+		poll(&p, 1, 1000);
+	}
+out:
+	sotls_conn_free(c);
+	sotls_config_free(cfg);
+	return NULL;
+}
+
+/*
+ * The receiver takes 64 KiB, then nothing for STALL_S, then the rest. A
+ * SEND_ZC buffer stays the kernel's until the peer acknowledges its bytes,
+ * which a stalled peer does not; on a non-blocking socket no call may wait
+ * for that (a server thread would stand still with every connection on it):
+ * each returns well within the stall, and the bytes all arrive in order.
+ */
+static void stalled(void)
+{
+	enum { STALL_S = 2 };
+	const char *modes[] = {"", "zc"};
+	struct tfile f;
+	make_file(&f, 16u << 20);
+	for (size_t m = 0; m < 2; m++) {
+		use_mode(modes[m]);
+		int fds[2];
+		tcp_pair(fds);
+		/* The sender's socket holds more than the zero-copy pool (4 MiB
+		 * at most), the receiver's window closes at once: then every
+		 * buffer waits for the peer while the socket still takes bytes. */
+		int snd = 4 << 20, rcv = 65536;
+		setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &snd, sizeof(snd));
+		setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+		struct stalled_sender s = {.fd = fds[0], .f = &f};
+		pthread_t t;
+		pthread_create(&t, NULL, stalled_sender_main, &s);
+		struct sotls_config *cfg;
+		struct sotls_conn *c;
+		int rc = client_handshake(fds[1], SOTLS_KTLS_OFF, &cfg, &c);
+		CHECK(rc == 0, "client handshake: %s", sotls_strerror(rc));
+		static uint8_t buf[1 << 17], exp[1 << 17];
+		size_t got = 0;
+		bool stalled_yet = false;
+		while (rc == 0 && got < f.size) {
+			if (!stalled_yet && got >= 65536) {
+				sleep(STALL_S);
+				stalled_yet = true;
+			}
+			ssize_t n = sotls_recv(c, buf, got < 65536 ? 65536 - got : sizeof(buf));
+			if (n <= 0) {
+				CHECK(0, "mode '%s': recv %zd (%s) after %zu bytes", modes[m], n,
+				      sotls_strerror((int)n), got);
+				break;
+			}
+			if (pread(f.fd, exp, (size_t)n, (off_t)got) != n ||
+			    memcmp(exp, buf, (size_t)n) != 0) {
+				CHECK(0, "mode '%s': bytes differ in [%zu, %zu)", modes[m], got,
+				      got + (size_t)n);
+				break;
+			}
+			got += (size_t)n;
+		}
+		pthread_join(t, NULL);
+		printf("stalled peer, mode '%s' (%s): %zu bytes, longest sotls_sendfile call %.3f s\n",
+		       modes[m], s.path, got, s.longest_s);
+		CHECK(s.rc == 0, "mode '%s': %s", modes[m], s.what);
+		CHECK(got == f.size, "mode '%s': %zu of %zu bytes", modes[m], got, f.size);
+		CHECK(s.longest_s < STALL_S / 2.0,
+		      "mode '%s': a call on the non-blocking socket waited %.3f s for the stalled peer",
+		      modes[m], s.longest_s);
+		if (rc == 0) {
+			sotls_conn_free(c);
+			sotls_config_free(cfg);
+		}
+		close(fds[0]);
+		close(fds[1]);
+	}
+	use_mode("");
+	close(f.fd);
+	unlink(f.path);
+}
+
 static void ktls_conns(bool require);
 
 /* The kernel-path engines on a plain TCP socket: the bytes arrive as they are. */
@@ -907,6 +1049,8 @@ int main(int argc, char **argv)
 		errors();
 	else if (strcmp(mode, "inflight") == 0)
 		skipped = !inflight();
+	else if (strcmp(mode, "stalled") == 0)
+		stalled();
 	else if (strcmp(mode, "noring") == 0) {
 		no_ring(ENOSYS, "ENOSYS");
 		no_ring(EPERM, "EPERM");
