@@ -184,6 +184,21 @@ static int client_handshake(int fd, enum sotls_ktls_policy ktls, struct sotls_co
 	return sotls_handshake(*c);
 }
 
+/* The sender's handshake on the blocking socket, which it then makes
+ * non-blocking if asked. */
+static int server_handshake(int fd, enum sotls_ktls_policy ktls, bool nonblock,
+			    struct sotls_config **cfg, struct sotls_conn **c)
+{
+	*cfg = cfg_new(SOTLS_ROLE_SERVER, ktls);
+	*c = NULL;
+	int rc = sotls_conn_new(*cfg, fd, c);
+	if (rc == 0)
+		rc = sotls_handshake(*c);
+	if (rc == 0 && nonblock)
+		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return rc;
+}
+
 /* ---- one connection: a list of sends ---------------------------------------- */
 
 struct job {
@@ -207,17 +222,13 @@ struct server {
 static void *server_main(void *arg)
 {
 	struct server *s = arg;
-	struct sotls_config *cfg = cfg_new(SOTLS_ROLE_SERVER, s->ktls);
-	struct sotls_conn *c = NULL;
-	s->rc = sotls_conn_new(cfg, s->fd, &c);
-	if (s->rc == 0)
-		s->rc = sotls_handshake(c);
+	struct sotls_config *cfg;
+	struct sotls_conn *c;
+	s->rc = server_handshake(s->fd, s->ktls, s->nonblock, &cfg, &c);
 	if (s->rc != 0) {
 		snprintf(s->what, sizeof(s->what), "handshake: %s", sotls_strerror(s->rc));
 		goto out;
 	}
-	if (s->nonblock)
-		fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
 	for (size_t j = 0; j < s->njobs && s->rc == 0; j++) {
 		const struct job *jb = &s->jobs[j];
 		off_t off = jb->off;
@@ -519,16 +530,13 @@ static double mono_s(void)
 static void *stalled_sender_main(void *arg)
 {
 	struct stalled_sender *s = arg;
-	struct sotls_config *cfg = cfg_new(SOTLS_ROLE_SERVER, SOTLS_KTLS_OFF);
-	struct sotls_conn *c = NULL;
-	s->rc = sotls_conn_new(cfg, s->fd, &c);
-	if (s->rc == 0)
-		s->rc = sotls_handshake(c);
+	struct sotls_config *cfg;
+	struct sotls_conn *c;
+	s->rc = server_handshake(s->fd, SOTLS_KTLS_OFF, true, &cfg, &c);
 	if (s->rc != 0) {
 		snprintf(s->what, sizeof(s->what), "handshake: %s", sotls_strerror(s->rc));
 		goto out;
 	}
-	fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
 	off_t off = 0;
 	while (s->sent < s->f->size) {
 		double t0 = mono_s();
